@@ -1,0 +1,214 @@
+// The PE kernels, written once over a vector traits type V (vec_<isa>.h) and instantiated in one
+// translation unit per ISA. Each including file defines TINYENC_PE_ISA_NAMESPACE so that every
+// symbol here is distinct per ISA: code compiled with AVX-512 flags must never be merged by the
+// linker with the baseline build of the same inline function.
+//
+// This header must not instantiate standard-library templates for the same reason; scratch memory
+// comes from the caller.
+//
+// V provides: kWidth, Reg, load, store, set1, zero, add, sub, mul, fmadd (a*b+c), fnmadd
+// (c-a*b), reduce_add, swap_pairs ([x1,x0,x3,x2,..]), duplicate_pairs (loads kWidth/2 floats
+// p0,p1,.. as [p0,p0,p1,p1,..]) and negate_even (flips the sign of lanes 0, 2, 4, ..).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "engine/pe/kernel_table.h"
+
+#ifndef TINYENC_PE_ISA_NAMESPACE
+#error "define TINYENC_PE_ISA_NAMESPACE before including kernel_impl.h"
+#endif
+
+namespace tinyenc::detail::TINYENC_PE_ISA_NAMESPACE {
+
+// ---------------------------------------------------------------------------------------------
+// Embedding: gather x scale (+ position row) (+ token-type row) (-> LayerNorm).
+
+template <class V, bool kHasPosition, bool kHasType>
+inline void sum_embedding_row(const float* token_row, float scale, const float* position_row,
+                              const float* type_row, int64_t d_model, float* out) {
+  const typename V::Reg scale_v = V::set1(scale);
+  int64_t j = 0;
+  for (; j + V::kWidth <= d_model; j += V::kWidth) {
+    typename V::Reg value = V::mul(V::load(token_row + j), scale_v);
+    if constexpr (kHasPosition) value = V::add(value, V::load(position_row + j));
+    if constexpr (kHasType) value = V::add(value, V::load(type_row + j));
+    V::store(out + j, value);
+  }
+  for (; j < d_model; ++j) {
+    float value = token_row[j] * scale;
+    if constexpr (kHasPosition) value += position_row[j];
+    if constexpr (kHasType) value += type_row[j];
+    out[j] = value;
+  }
+}
+
+// Two-pass mean and variance over a row that is already in L1: robust when |mean| >> stddev.
+template <class V>
+inline void layer_norm_row(const float* row, int64_t d_model, const float* gamma, const float* beta,
+                           float epsilon, float* out) {
+  typename V::Reg sum_v = V::zero();
+  int64_t j = 0;
+  for (; j + V::kWidth <= d_model; j += V::kWidth) sum_v = V::add(sum_v, V::load(row + j));
+  float sum = V::reduce_add(sum_v);
+  for (; j < d_model; ++j) sum += row[j];
+  const float mean = sum / static_cast<float>(d_model);
+
+  const typename V::Reg mean_v = V::set1(mean);
+  typename V::Reg square_v = V::zero();
+  j = 0;
+  for (; j + V::kWidth <= d_model; j += V::kWidth) {
+    const typename V::Reg centered = V::sub(V::load(row + j), mean_v);
+    square_v = V::fmadd(centered, centered, square_v);
+  }
+  float square_sum = V::reduce_add(square_v);
+  for (; j < d_model; ++j) square_sum += (row[j] - mean) * (row[j] - mean);
+  const float inv_std = 1.0f / std::sqrt(square_sum / static_cast<float>(d_model) + epsilon);
+
+  const typename V::Reg inv_std_v = V::set1(inv_std);
+  j = 0;
+  for (; j + V::kWidth <= d_model; j += V::kWidth) {
+    const typename V::Reg normalized = V::mul(V::sub(V::load(row + j), mean_v), inv_std_v);
+    V::store(out + j, V::fmadd(normalized, V::load(gamma + j), V::load(beta + j)));
+  }
+  for (; j < d_model; ++j) out[j] = (row[j] - mean) * inv_std * gamma[j] + beta[j];
+}
+
+template <class V, bool kHasPosition, bool kHasType, bool kLayerNorm>
+void embed_range(const EmbeddingArgs& a, int64_t begin, int64_t end, float* scratch) {
+  const int64_t d = a.d_model;
+  for (int64_t t = begin; t < end; ++t) {
+    const float* token_row = a.token_table + static_cast<int64_t>(a.token_ids[t]) * d;
+    const float* position_row = nullptr;
+    if constexpr (kHasPosition) {
+      const int64_t position = a.position_ids ? a.position_ids[t] : t;
+      position_row = a.position_table + position * d;
+    }
+    const float* type_row = nullptr;
+    if constexpr (kHasType) {
+      const int64_t type = a.token_type_ids ? a.token_type_ids[t] : 0;
+      type_row = a.token_type_table + type * d;
+    }
+    float* out = a.out + t * d;
+    if constexpr (kLayerNorm) {
+      sum_embedding_row<V, kHasPosition, kHasType>(token_row, a.scale, position_row, type_row, d,
+                                                   scratch);
+      layer_norm_row<V>(scratch, d, a.gamma, a.beta, a.epsilon, out);
+    } else {
+      sum_embedding_row<V, kHasPosition, kHasType>(token_row, a.scale, position_row, type_row, d,
+                                                   out);
+    }
+  }
+}
+
+template <class V>
+void embed(const EmbeddingArgs& a, int64_t begin, int64_t end, float* scratch) {
+  const bool position = a.position_table != nullptr;
+  const bool type = a.token_type_table != nullptr;
+  const bool norm = a.gamma != nullptr;
+  // One specialisation per combination keeps the inner loops free of branches.
+  if (position && type && norm) return embed_range<V, true, true, true>(a, begin, end, scratch);
+  if (position && type) return embed_range<V, true, true, false>(a, begin, end, scratch);
+  if (position && norm) return embed_range<V, true, false, true>(a, begin, end, scratch);
+  if (position) return embed_range<V, true, false, false>(a, begin, end, scratch);
+  if (type && norm) return embed_range<V, false, true, true>(a, begin, end, scratch);
+  if (type) return embed_range<V, false, true, false>(a, begin, end, scratch);
+  if (norm) return embed_range<V, false, false, true>(a, begin, end, scratch);
+  return embed_range<V, false, false, false>(a, begin, end, scratch);
+}
+
+// ---------------------------------------------------------------------------------------------
+// RoPE (Su et al.): each pair (x_a, x_b) of a head rotates by the angle position * inv_freq[i]:
+//   x_a' = x_a cos - x_b sin,   x_b' = x_b cos + x_a sin.
+
+// Half pairing: a = i, b = i + rotary_dim / 2; both halves are contiguous vectors.
+template <class V>
+inline void rotate_half(float* x, const float* cos, const float* sin, int64_t half) {
+  float* first = x;
+  float* second = x + half;
+  int64_t i = 0;
+  for (; i + V::kWidth <= half; i += V::kWidth) {
+    const typename V::Reg a = V::load(first + i);
+    const typename V::Reg b = V::load(second + i);
+    const typename V::Reg c = V::load(cos + i);
+    const typename V::Reg s = V::load(sin + i);
+    V::store(first + i, V::fnmadd(b, s, V::mul(a, c)));
+    V::store(second + i, V::fmadd(a, s, V::mul(b, c)));
+  }
+  for (; i < half; ++i) {
+    const float a = first[i];
+    const float b = second[i];
+    first[i] = a * cos[i] - b * sin[i];
+    second[i] = b * cos[i] + a * sin[i];
+  }
+}
+
+// Interleaved pairing: a = 2i, b = 2i + 1. With c = [c0,c0,c1,c1,..], s likewise:
+//   x' = x * c + swap_pairs(x) * [-s0, s0, -s1, s1, ..]
+template <class V>
+inline void rotate_interleaved(float* x, const float* cos, const float* sin, int64_t half) {
+  const int64_t rotary_dim = 2 * half;
+  int64_t j = 0;
+  for (; j + V::kWidth <= rotary_dim; j += V::kWidth) {
+    const typename V::Reg value = V::load(x + j);
+    const typename V::Reg c = V::duplicate_pairs(cos + j / 2);
+    const typename V::Reg s = V::negate_even(V::duplicate_pairs(sin + j / 2));
+    V::store(x + j, V::fmadd(V::swap_pairs(value), s, V::mul(value, c)));
+  }
+  for (; j < rotary_dim; j += 2) {
+    const float a = x[j];
+    const float b = x[j + 1];
+    const float c = cos[j / 2];
+    const float s = sin[j / 2];
+    x[j] = a * c - b * s;
+    x[j + 1] = b * c + a * s;
+  }
+}
+
+template <class V>
+void rotate(const RopeArgs& a, int64_t begin, int64_t end) {
+  const int64_t half = a.rotary_dim / 2;
+  for (int64_t t = begin; t < end; ++t) {
+    const int64_t position = a.position_ids ? a.position_ids[t] : t;
+    const float* cos = a.cos + position * half;
+    const float* sin = a.sin + position * half;
+    for (float* base : {a.q + t * a.q_stride, a.k ? a.k + t * a.k_stride : nullptr}) {
+      if (base == nullptr) continue;
+      for (int64_t h = 0; h < a.heads; ++h) {
+        float* head = base + h * a.head_dim;
+        if (a.pairing == RopePairing::kHalf) {
+          rotate_half<V>(head, cos, sin, half);
+        } else {
+          rotate_interleaved<V>(head, cos, sin, half);
+        }
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Distance bias: score row (b, h, i) gets distance_bias[h, (queries - 1 - i) + j] for all j.
+
+template <class V>
+void add_distance_bias(const DistanceBiasArgs& a, int64_t begin, int64_t end) {
+  const int64_t span = a.queries + a.keys - 1;
+  for (int64_t row = begin; row < end; ++row) {
+    const int64_t i = row % a.queries;
+    const int64_t h = (row / a.queries) % a.heads;
+    const float* bias = a.distance_bias + h * span + (a.queries - 1 - i);
+    float* scores = a.scores + row * a.keys;
+    int64_t j = 0;
+    for (; j + V::kWidth <= a.keys; j += V::kWidth) {
+      V::store(scores + j, V::add(V::load(scores + j), V::load(bias + j)));
+    }
+    for (; j < a.keys; ++j) scores[j] += bias[j];
+  }
+}
+
+template <class V>
+constexpr PeKernelTable make_kernel_table() {
+  return PeKernelTable{&embed<V>, &rotate<V>, &add_distance_bias<V>};
+}
+
+}  // namespace tinyenc::detail::TINYENC_PE_ISA_NAMESPACE

@@ -1,0 +1,65 @@
+// tinyenc: a small, fast Transformer encoder for the CPU.
+#include <cstdio>
+#include <exception>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "tools/tinyenc/command.h"
+
+namespace {
+
+int fail(int code, const std::string& message) {
+  std::fprintf(stderr, "tinyenc: error: %s\n", message.c_str());
+  return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace tinyenc::cli;
+  CLI::App app{"tinyenc: a small, fast Transformer encoder inference engine for the CPU"};
+  app.require_subcommand(1, 1);
+  app.set_version_flag("--version", "tinyenc 0.1.0");
+
+  struct Entry {
+    CLI::App* command;
+    RunCommand run;
+  };
+  std::vector<Entry> entries;
+  for (auto add : {add_run_command, add_tokenize_command, add_order_command, add_bench_command,
+                   add_pe_command, add_info_command}) {
+    RunCommand run = add(app);
+    entries.push_back({app.get_subcommands({}).back(), std::move(run)});
+  }
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return fail(2, std::string(e.what()) + " (see tinyenc --help)");
+  }
+
+  try {
+    for (const Entry& entry : entries) {
+      if (entry.command->parsed()) return entry.run();
+    }
+    return fail(2, "no subcommand given (see tinyenc --help)");
+  } catch (const UsageError& e) {
+    return fail(2, e.what());
+  } catch (const std::invalid_argument& e) {
+    return fail(2, e.what());
+  } catch (const std::out_of_range& e) {
+    return fail(2, e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(1, "out of memory");
+  } catch (const std::exception& e) {
+    return fail(1, e.what());
+  }
+}

@@ -1,0 +1,156 @@
+// `tinyenc pe`: print a position-encoding table (the seed article's hand-computed example is
+// `tinyenc pe --kind sinusoidal --d-model 4 --positions 3`).
+#include <charconv>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "engine/pe/position_encoding.h"
+#include "engine/pe/sinusoidal.h"
+#include "tools/tinyenc/command.h"
+
+namespace tinyenc::cli {
+namespace {
+
+struct PeOptions {
+  std::string kind = "sinusoidal";
+  int64_t d_model = 0;
+  int64_t positions = 0;
+  std::string layout = "interleaved";
+  double base = 10000.0;
+  bool json = false;
+  bool csv = false;
+  int precision = 4;
+};
+
+// Shortest text that reads back as the same float.
+std::string shortest(float value) {
+  char buffer[32];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  return std::string(buffer, result.ptr);
+}
+
+// Beyond this the table is not something to print.
+constexpr int64_t kMaxPrintedValues = int64_t{1} << 26;
+
+std::vector<float> table_for(const PeOptions& options) {
+  if (options.d_model <= 0 || options.d_model % 2 != 0) {
+    throw UsageError("--d-model must be even and > 0, got " + std::to_string(options.d_model));
+  }
+  if (options.positions <= 0) {
+    throw UsageError("--positions must be > 0, got " + std::to_string(options.positions));
+  }
+  if (options.positions > kMaxPrintedValues / options.d_model) {
+    throw UsageError("--positions x --d-model is too large to print (limit " +
+                     std::to_string(kMaxPrintedValues) + " values)");
+  }
+  const auto kind = parse_position_encoding(options.kind);
+  if (!kind) {
+    throw UsageError("--kind: unknown position encoding '" + options.kind +
+                     "' (expected none, sinusoidal, learned, rope, alibi or relative)");
+  }
+  std::vector<float> values(static_cast<size_t>(options.positions * options.d_model), 0.0f);
+  switch (*kind) {
+    case PositionEncodingKind::kNone:
+      return values;
+    case PositionEncodingKind::kSinusoidal: {
+      const auto layout = parse_sinusoidal_layout(options.layout);
+      if (!layout) {
+        throw UsageError("--layout: expected interleaved or concat, got '" + options.layout + "'");
+      }
+      if (!(options.base > 1.0)) throw UsageError("--base must be > 1");
+      sinusoidal_rows(SinusoidalParams{*layout, options.base}, options.d_model, 0,
+                      options.positions, values.data());
+      return values;
+    }
+    default:
+      throw UsageError("--kind " + options.kind +
+                       ": this encoding has no fixed table to print; it lives in a model's "
+                       "weights or inside attention");
+  }
+}
+
+void print_json(const PeOptions& options, const std::vector<float>& values) {
+  std::string out = "{\"kind\": \"" + options.kind + "\", ";
+  if (options.kind == "sinusoidal") out += "\"layout\": \"" + options.layout + "\", ";
+  out += "\"d_model\": " + std::to_string(options.d_model) +
+         ", \"positions\": " + std::to_string(options.positions) + ", \"values\": [";
+  for (int64_t pos = 0; pos < options.positions; ++pos) {
+    out += pos ? ",\n  [" : "\n  [";
+    for (int64_t i = 0; i < options.d_model; ++i) {
+      if (i) out += ", ";
+      out += shortest(values[static_cast<size_t>(pos * options.d_model + i)]);
+    }
+    out += "]";
+  }
+  out += "\n]}\n";
+  std::fputs(out.c_str(), stdout);
+}
+
+void print_csv(const PeOptions& options, const std::vector<float>& values) {
+  std::string out = "position";
+  for (int64_t i = 0; i < options.d_model; ++i) {
+    out += ",dim";
+    out += std::to_string(i);
+  }
+  out += "\n";
+  for (int64_t pos = 0; pos < options.positions; ++pos) {
+    out += std::to_string(pos);
+    for (int64_t i = 0; i < options.d_model; ++i) {
+      out += ',';
+      out += shortest(values[static_cast<size_t>(pos * options.d_model + i)]);
+    }
+    out += "\n";
+  }
+  std::fputs(out.c_str(), stdout);
+}
+
+void print_table(const PeOptions& options, const std::vector<float>& values) {
+  const int width = options.precision + 4;
+  std::printf("%s position encoding, d_model=%lld\n%5s", options.kind.c_str(),
+              static_cast<long long>(options.d_model), "pos");
+  for (int64_t i = 0; i < options.d_model; ++i) {
+    std::printf(" %*s", width, ("dim" + std::to_string(i)).c_str());
+  }
+  std::printf("\n");
+  for (int64_t pos = 0; pos < options.positions; ++pos) {
+    std::printf("%5lld", static_cast<long long>(pos));
+    for (int64_t i = 0; i < options.d_model; ++i) {
+      std::printf(" %*.*f", width, options.precision,
+                  static_cast<double>(values[static_cast<size_t>(pos * options.d_model + i)]));
+    }
+    std::printf("\n");
+  }
+}
+
+}  // namespace
+
+RunCommand add_pe_command(CLI::App& root) {
+  auto options = std::make_shared<PeOptions>();
+  CLI::App* command = root.add_subcommand("pe", "Print a position-encoding table");
+  command->add_option("--kind", options->kind, "none | sinusoidal")->capture_default_str();
+  command->add_option("--d-model", options->d_model, "Embedding width (even)")->required();
+  command->add_option("--positions", options->positions, "Number of positions (rows)")->required();
+  command->add_option("--layout", options->layout, "Sinusoidal layout: interleaved | concat")
+      ->capture_default_str();
+  command->add_option("--base", options->base, "Sinusoidal base")->capture_default_str();
+  command->add_option("--precision", options->precision, "Decimals in the text table")
+      ->check(CLI::Range(0, 9))
+      ->capture_default_str();
+  auto* json = command->add_flag("--json", options->json, "Print JSON");
+  command->add_flag("--csv", options->csv, "Print CSV")->excludes(json);
+  return [options] {
+    const std::vector<float> values = table_for(*options);
+    if (options->json) {
+      print_json(*options, values);
+    } else if (options->csv) {
+      print_csv(*options, values);
+    } else {
+      print_table(*options, values);
+    }
+    return 0;
+  };
+}
+
+}  // namespace tinyenc::cli
