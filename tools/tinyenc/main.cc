@@ -34,6 +34,17 @@ int main(int argc, char** argv) {
     entries.push_back({app.get_subcommands({}).back(), std::move(run)});
   }
 
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string names;
+    bool known = false;
+    for (const Entry& entry : entries) {
+      known = known || entry.command->get_name() == argv[1];
+      names += (names.empty() ? "" : ", ") + entry.command->get_name();
+    }
+    if (!known)
+      return fail(2, std::string("unknown command '") + argv[1] + "' (expected " + names + ")");
+  }
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs what tinyenc needs from Debian 12 packages. Idempotent: does nothing when everything
+# is already installed. Runs apt-get through sudo when not root.
+#
+#   tools/install-deps.sh            build, test and benchmark dependencies
+#   tools/install-deps.sh --python   + PyTorch, NumPy, sentencepiece and OpenBLAS for golden
+#                                      generation, training and the PyTorch comparisons
+#   tools/install-deps.sh --cross    + the aarch64 cross compiler and qemu-user (NEON tests)
+set -euo pipefail
+
+packages=(
+  cmake make g++ pkg-config clang clang-format
+  libdnnl-dev ocl-icd-opencl-dev            # oneDNN 2.6; its CMake config needs OpenCL
+  libsentencepiece-dev sentencepiece
+  libgtest-dev googletest libbenchmark-dev
+  nlohmann-json3-dev libcli11-dev
+)
+for option in "$@"; do
+  case "$option" in
+    --python) packages+=(python3 python3-torch python3-numpy python3-sentencepiece libopenblas0-pthread) ;;
+    --cross) packages+=(g++-aarch64-linux-gnu qemu-user) ;;
+    *) echo "install-deps.sh: unknown option '$option' (expected --python or --cross)" >&2; exit 2 ;;
+  esac
+done
+
+missing=()
+for package in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$package")
+done
+if ((${#missing[@]} == 0)); then
+  echo "install-deps.sh: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+
+sudo=()
+if [[ $(id -u) -ne 0 ]]; then sudo=(sudo); fi
+echo "install-deps.sh: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -q
+"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
