@@ -45,29 +45,47 @@ inline void sum_embedding_row(const float* token_row, float scale, const float* 
 }
 
 // Two-pass mean and variance over a row that is already in L1: robust when |mean| >> stddev.
+// The one-lane (scalar) build accumulates in double: a float running sum over 768+ terms would
+// make the specification less accurate than the SIMD paths' lane-parallel partial sums.
 template <class V>
 inline void layer_norm_row(const float* row, int64_t d_model, const float* gamma, const float* beta,
                            float epsilon, float* out) {
-  typename V::Reg sum_v = V::zero();
-  int64_t j = 0;
-  for (; j + V::kWidth <= d_model; j += V::kWidth) sum_v = V::add(sum_v, V::load(row + j));
-  float sum = V::reduce_add(sum_v);
-  for (; j < d_model; ++j) sum += row[j];
-  const float mean = sum / static_cast<float>(d_model);
+  float mean = 0.0f;
+  float variance = 0.0f;
+  if constexpr (V::kWidth == 1) {
+    double sum = 0.0;
+    for (int64_t j = 0; j < d_model; ++j) sum += row[j];
+    const double mean_double = sum / static_cast<double>(d_model);
+    double square_sum = 0.0;
+    for (int64_t j = 0; j < d_model; ++j) {
+      square_sum += (row[j] - mean_double) * (row[j] - mean_double);
+    }
+    mean = static_cast<float>(mean_double);
+    variance = static_cast<float>(square_sum / static_cast<double>(d_model));
+  } else {
+    typename V::Reg sum_v = V::zero();
+    int64_t j = 0;
+    for (; j + V::kWidth <= d_model; j += V::kWidth) sum_v = V::add(sum_v, V::load(row + j));
+    float sum = V::reduce_add(sum_v);
+    for (; j < d_model; ++j) sum += row[j];
+    mean = sum / static_cast<float>(d_model);
+
+    const typename V::Reg mean_v = V::set1(mean);
+    typename V::Reg square_v = V::zero();
+    j = 0;
+    for (; j + V::kWidth <= d_model; j += V::kWidth) {
+      const typename V::Reg centered = V::sub(V::load(row + j), mean_v);
+      square_v = V::fmadd(centered, centered, square_v);
+    }
+    float square_sum = V::reduce_add(square_v);
+    for (; j < d_model; ++j) square_sum += (row[j] - mean) * (row[j] - mean);
+    variance = square_sum / static_cast<float>(d_model);
+  }
+  const float inv_std = 1.0f / std::sqrt(variance + epsilon);
 
   const typename V::Reg mean_v = V::set1(mean);
-  typename V::Reg square_v = V::zero();
-  j = 0;
-  for (; j + V::kWidth <= d_model; j += V::kWidth) {
-    const typename V::Reg centered = V::sub(V::load(row + j), mean_v);
-    square_v = V::fmadd(centered, centered, square_v);
-  }
-  float square_sum = V::reduce_add(square_v);
-  for (; j < d_model; ++j) square_sum += (row[j] - mean) * (row[j] - mean);
-  const float inv_std = 1.0f / std::sqrt(square_sum / static_cast<float>(d_model) + epsilon);
-
   const typename V::Reg inv_std_v = V::set1(inv_std);
-  j = 0;
+  int64_t j = 0;
   for (; j + V::kWidth <= d_model; j += V::kWidth) {
     const typename V::Reg normalized = V::mul(V::sub(V::load(row + j), mean_v), inv_std_v);
     V::store(out + j, V::fmadd(normalized, V::load(gamma + j), V::load(beta + j)));
@@ -150,11 +168,13 @@ template <class V>
 inline void rotate_interleaved(float* x, const float* cos, const float* sin, int64_t half) {
   const int64_t rotary_dim = 2 * half;
   int64_t j = 0;
-  for (; j + V::kWidth <= rotary_dim; j += V::kWidth) {
-    const typename V::Reg value = V::load(x + j);
-    const typename V::Reg c = V::duplicate_pairs(cos + j / 2);
-    const typename V::Reg s = V::negate_even(V::duplicate_pairs(sin + j / 2));
-    V::store(x + j, V::fmadd(V::swap_pairs(value), s, V::mul(value, c)));
+  if constexpr (V::kWidth >= 2) {  // one lane holds no pair: the loop below does it all
+    for (; j + V::kWidth <= rotary_dim; j += V::kWidth) {
+      const typename V::Reg value = V::load(x + j);
+      const typename V::Reg c = V::duplicate_pairs(cos + j / 2);
+      const typename V::Reg s = V::negate_even(V::duplicate_pairs(sin + j / 2));
+      V::store(x + j, V::fmadd(V::swap_pairs(value), s, V::mul(value, c)));
+    }
   }
   for (; j < rotary_dim; j += 2) {
     const float a = x[j];

@@ -54,4 +54,17 @@ struct RelativeParams {
   int64_t max_distance = 128;
 };
 
+// Everything that defines a model's position encoding.
+struct PositionEncodingConfig {
+  PositionEncodingKind kind = PositionEncodingKind::kNone;
+  SinusoidalParams sinusoidal;
+  bool scale_embeddings = false;  // multiply token embeddings by sqrt(d_model) (Vaswani et al.)
+  int64_t max_positions = 512;    // learned: rows of the table
+  // learned, RoBERTa style: positions count from padding_idx + 1 and pads get padding_idx;
+  // -1 means plain 0, 1, 2, ...
+  int64_t padding_idx = -1;
+  RopeParams rope;
+  RelativeParams relative;
+};
+
 }  // namespace tinyenc

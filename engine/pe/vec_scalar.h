@@ -16,10 +16,8 @@ struct VecScalar {
   static Reg fmadd(Reg a, Reg b, Reg c) { return a * b + c; }
   static Reg fnmadd(Reg a, Reg b, Reg c) { return c - a * b; }
   static float reduce_add(Reg v) { return v; }
-  // Pair operations are never reached with one lane: the kernels' pair loops handle it.
-  static Reg swap_pairs(Reg v) { return v; }
-  static Reg duplicate_pairs(const float* p) { return *p; }
-  static Reg negate_even(Reg v) { return -v; }
+  // No pair operations: with one lane the kernels skip their pairwise vector loops
+  // (if constexpr on kWidth) and use their element loops.
 };
 
 }  // namespace tinyenc::detail

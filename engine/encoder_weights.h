@@ -1,0 +1,49 @@
+// The weights of an encoder, as float32 arrays in PyTorch's layouts. The engine does not own
+// them (they usually point into a memory-mapped model file); `storage` keeps alive whatever
+// the loader allocated (converted F16/BF16 tensors, for instance).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace tinyenc {
+
+// y = x W^T + b with W [out_features, in_features] (torch.nn.Linear); bias may be null.
+struct LinearWeights {
+  const float* weight = nullptr;
+  const float* bias = nullptr;
+  int64_t out_features = 0;
+  int64_t in_features = 0;
+};
+
+struct NormWeights {
+  const float* gamma = nullptr;  // [d_model]
+  const float* beta = nullptr;   // [d_model]
+};
+
+// One encoder layer. query/key/value are separate as in Hugging Face checkpoints; the engine
+// concatenates them into one QKV matrix when it is built.
+struct LayerWeights {
+  LinearWeights query, key, value;
+  LinearWeights attention_output;
+  NormWeights attention_norm;  // post-LN: after attention + residual; pre-LN: before attention
+  LinearWeights ffn_in;        // [ffn_dim, d_model]
+  LinearWeights ffn_out;       // [d_model, ffn_dim]
+  NormWeights ffn_norm;        // post-LN: after FFN + residual; pre-LN: before the FFN
+};
+
+struct EncoderWeights {
+  const float* token_embeddings = nullptr;       // [vocab_size, d_model]
+  const float* position_embeddings = nullptr;    // learned: [max_positions, d_model]
+  const float* token_type_embeddings = nullptr;  // [type_vocab_size, d_model] or null
+  NormWeights embedding_norm;                    // when config.embedding_layer_norm
+  const float* relative_bias = nullptr;          // relative: [num_buckets, heads], shared by layers
+  std::vector<LayerWeights> layers;
+  NormWeights final_norm;    // when config.final_layer_norm
+  LinearWeights pooler;      // when config.has_pooler: [d_model, d_model]
+  LinearWeights classifier;  // when config.num_labels > 0: [num_labels, d_model]
+  std::shared_ptr<const void> storage;
+};
+
+}  // namespace tinyenc

@@ -1,0 +1,213 @@
+#include "engine/ops.h"
+
+#include <omp.h>
+
+#include <stdexcept>
+
+namespace tinyenc {
+
+using dnnl::memory;
+using tag = dnnl::memory::format_tag;
+using dt = dnnl::memory::data_type;
+
+Runtime::Runtime() : engine(dnnl::engine::kind::cpu, 0), stream(engine) {}
+
+namespace {
+
+memory make_memory(const memory::desc& desc, const dnnl::engine& engine, const void* data) {
+  // oneDNN takes a non-const handle; the primitives only read source operands.
+  return memory(desc, engine, const_cast<void*>(data));
+}
+
+dnnl::algorithm algorithm_of(Epilogue epilogue) {
+  switch (epilogue) {
+    case Epilogue::kGeluErf:
+      return dnnl::algorithm::eltwise_gelu_erf;
+    case Epilogue::kGeluTanh:
+      return dnnl::algorithm::eltwise_gelu_tanh;
+    case Epilogue::kRelu:
+      return dnnl::algorithm::eltwise_relu;
+    case Epilogue::kTanh:
+      return dnnl::algorithm::eltwise_tanh;
+    case Epilogue::kNone:
+      break;
+  }
+  return dnnl::algorithm::undef;
+}
+
+memory::desc desc_of(const View4& view) {
+  return memory::desc({view.dims[0], view.dims[1], view.dims[2], view.dims[3]}, dt::f32,
+                      {view.strides[0], view.strides[1], view.strides[2], view.strides[3]});
+}
+
+std::string key_of(const char* op, const View4& a, const View4& b) {
+  std::string key = op;
+  for (const View4* view : {&a, &b}) {
+    for (int i = 0; i < 4; ++i) {
+      key += ':' + std::to_string(view->dims[i]) + '/' + std::to_string(view->strides[i]);
+    }
+  }
+  return key + ":t" + std::to_string(omp_get_max_threads());
+}
+
+}  // namespace
+
+Linear::Linear(Runtime& runtime, const float* weight, const float* bias, int64_t out_features,
+               int64_t in_features)
+    : runtime_(&runtime), weight_(weight), bias_(bias), out_(out_features), in_(in_features) {
+  if (!weight || out_features <= 0 || in_features <= 0) {
+    throw std::invalid_argument("Linear: missing weight or empty shape");
+  }
+}
+
+const memory& Linear::packed_weights(const memory::desc& desc) {
+  for (const auto& [packed_desc, packed] : packed_) {
+    if (packed_desc == desc) return packed;
+  }
+  // torch.nn.Linear's [out, in] row-major matrix is the [in, out] operand in "ba" order.
+  memory source =
+      make_memory(memory::desc({in_, out_}, dt::f32, tag::ba), runtime_->engine, weight_);
+  memory packed(desc, runtime_->engine);
+  dnnl::reorder(source, packed).execute(runtime_->stream, source, packed);
+  runtime_->stream.wait();
+  packed_.emplace_back(desc, std::move(packed));
+  return packed_.back().second;
+}
+
+void Linear::operator()(const float* x, int64_t rows, float* y, Epilogue epilogue,
+                        const float* residual) {
+  const auto key = std::make_tuple(rows, epilogue, residual != nullptr, omp_get_max_threads());
+  auto it = plans_.find(key);
+  if (it == plans_.end()) {
+    const memory::desc src({rows, in_}, dt::f32, tag::ab);
+    const memory::desc weights({in_, out_}, dt::f32, tag::any);
+    const memory::desc dst({rows, out_}, dt::f32, tag::ab);
+    dnnl::post_ops post_ops;
+    if (epilogue != Epilogue::kNone)
+      post_ops.append_eltwise(1.0f, algorithm_of(epilogue), 0.0f, 0.0f);
+    if (residual) post_ops.append_binary(dnnl::algorithm::binary_add, dst);
+    dnnl::primitive_attr attributes;
+    attributes.set_post_ops(post_ops);
+    const dnnl::matmul::desc description =
+        bias_ ? dnnl::matmul::desc(src, weights, memory::desc({1, out_}, dt::f32, tag::ab), dst)
+              : dnnl::matmul::desc(src, weights, dst);
+    const dnnl::matmul::primitive_desc pd(description, attributes, runtime_->engine);
+    const memory& packed = packed_weights(pd.weights_desc());
+    it = plans_.emplace(key, Plan{dnnl::matmul(pd), src, dst, &packed}).first;
+  }
+  const Plan& plan = it->second;
+  const dnnl::engine& engine = runtime_->engine;
+  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, make_memory(plan.src, engine, x)},
+                                       {DNNL_ARG_WEIGHTS, *plan.weights},
+                                       {DNNL_ARG_DST, make_memory(plan.dst, engine, y)}};
+  if (bias_)
+    args.emplace(DNNL_ARG_BIAS,
+                 make_memory(memory::desc({1, out_}, dt::f32, tag::ab), engine, bias_));
+  if (residual) {
+    const int index = epilogue != Epilogue::kNone ? 1 : 0;
+    args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1,
+                 make_memory(plan.dst, engine, residual));
+  }
+  plan.primitive.execute(runtime_->stream, args);
+  runtime_->stream.wait();
+}
+
+void AttentionCore::scores(const View4& q, const View4& k, float scale, const float* key_bias,
+                           float* scores) {
+  const int64_t batch = q.dims[0], heads = q.dims[1], queries = q.dims[2], keys = k.dims[2];
+  // k^T as a view: swap the last two axes.
+  View4 k_transposed = k;
+  std::swap(k_transposed.dims[2], k_transposed.dims[3]);
+  std::swap(k_transposed.strides[2], k_transposed.strides[3]);
+  const memory::desc dst({batch, heads, queries, keys}, dt::f32, tag::abcd);
+  const memory::desc bias({batch, 1, 1, keys}, dt::f32, tag::abcd);
+  const std::string key =
+      key_of("scores", q, k_transposed) + (key_bias ? ":mask" : "") + ":" + std::to_string(scale);
+  auto it = cache_.find(key);
+  if (it == cache_.end()) {
+    dnnl::primitive_attr attributes;
+    attributes.set_output_scales(0, {scale});
+    if (key_bias) {
+      dnnl::post_ops post_ops;
+      post_ops.append_binary(dnnl::algorithm::binary_add, bias);
+      attributes.set_post_ops(post_ops);
+    }
+    const dnnl::matmul::primitive_desc pd(
+        dnnl::matmul::desc(desc_of(q), desc_of(k_transposed), dst), attributes, runtime_->engine);
+    it = cache_.emplace(key, dnnl::matmul(pd)).first;
+  }
+  const dnnl::engine& engine = runtime_->engine;
+  std::unordered_map<int, memory> args{
+      {DNNL_ARG_SRC, make_memory(desc_of(q), engine, q.data)},
+      {DNNL_ARG_WEIGHTS, make_memory(desc_of(k_transposed), engine, k.data)},
+      {DNNL_ARG_DST, make_memory(dst, engine, scores)}};
+  if (key_bias) {
+    args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1,
+                 make_memory(bias, engine, key_bias));
+  }
+  it->second.execute(runtime_->stream, args);
+  runtime_->stream.wait();
+}
+
+void AttentionCore::softmax(float* scores, int64_t rows, int64_t cols) {
+  const memory::desc data({rows, cols}, dt::f32, tag::ab);
+  const std::string key = "softmax:" + std::to_string(rows) + "x" + std::to_string(cols) + ":t" +
+                          std::to_string(omp_get_max_threads());
+  auto it = cache_.find(key);
+  if (it == cache_.end()) {
+    const dnnl::softmax_forward::primitive_desc pd(
+        dnnl::softmax_forward::desc(dnnl::prop_kind::forward_inference, data, 1), runtime_->engine);
+    it = cache_.emplace(key, dnnl::softmax_forward(pd)).first;
+  }
+  const memory memory_handle = make_memory(data, runtime_->engine, scores);
+  it->second.execute(runtime_->stream,
+                     {{DNNL_ARG_SRC, memory_handle}, {DNNL_ARG_DST, memory_handle}});
+  runtime_->stream.wait();
+}
+
+void AttentionCore::context(const float* probabilities, const View4& v, const View4& out) {
+  const int64_t batch = v.dims[0], heads = v.dims[1], keys = v.dims[2];
+  const int64_t queries = out.dims[2];
+  const memory::desc src({batch, heads, queries, keys}, dt::f32, tag::abcd);
+  const std::string key = key_of("context", v, out) + ":" + std::to_string(queries);
+  auto it = cache_.find(key);
+  if (it == cache_.end()) {
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src, desc_of(v), desc_of(out)),
+                                          runtime_->engine);
+    it = cache_.emplace(key, dnnl::matmul(pd)).first;
+  }
+  const dnnl::engine& engine = runtime_->engine;
+  it->second.execute(runtime_->stream,
+                     {{DNNL_ARG_SRC, make_memory(src, engine, probabilities)},
+                      {DNNL_ARG_WEIGHTS, make_memory(desc_of(v), engine, v.data)},
+                      {DNNL_ARG_DST, make_memory(desc_of(out), engine, out.data)}});
+  runtime_->stream.wait();
+}
+
+LayerNorm::LayerNorm(Runtime& runtime, const float* gamma, const float* beta, int64_t width,
+                     float epsilon)
+    : runtime_(&runtime), gamma_(gamma), beta_(beta), width_(width), epsilon_(epsilon) {
+  if (!gamma || !beta) throw std::invalid_argument("LayerNorm: missing gamma or beta");
+}
+
+void LayerNorm::operator()(const float* src, int64_t rows, float* dst) {
+  const memory::desc data({rows, width_}, dt::f32, tag::ab);
+  auto it = plans_.find(rows);
+  if (it == plans_.end()) {
+    const auto flags = dnnl::normalization_flags::use_scale | dnnl::normalization_flags::use_shift;
+    const dnnl::layer_normalization_forward::primitive_desc pd(
+        dnnl::layer_normalization_forward::desc(dnnl::prop_kind::forward_inference, data, epsilon_,
+                                                flags),
+        runtime_->engine);
+    it = plans_.emplace(rows, dnnl::layer_normalization_forward(pd)).first;
+  }
+  const dnnl::engine& engine = runtime_->engine;
+  const memory::desc vector({width_}, dt::f32, tag::a);
+  it->second.execute(runtime_->stream, {{DNNL_ARG_SRC, make_memory(data, engine, src)},
+                                        {DNNL_ARG_DST, make_memory(data, engine, dst)},
+                                        {DNNL_ARG_SCALE, make_memory(vector, engine, gamma_)},
+                                        {DNNL_ARG_SHIFT, make_memory(vector, engine, beta_)}});
+  runtime_->stream.wait();
+}
+
+}  // namespace tinyenc
