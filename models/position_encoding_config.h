@@ -16,14 +16,6 @@
 
 namespace tinyenc {
 
-struct PositionEncodingConfig {
-  PositionEncodingKind kind = PositionEncodingKind::kNone;
-  SinusoidalParams sinusoidal;
-  bool scale_embeddings = false;  // multiply token embeddings by sqrt(d_model) (Vaswani et al.)
-  int64_t max_positions = 512;    // learned
-  RopeParams rope;
-  RelativeParams relative;
-};
 
 // `where` names the file and field for error messages, e.g. "model/config.json: position_encoding".
 // Throws std::invalid_argument("<where>.<field>: <what>") on any problem.
