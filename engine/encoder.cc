@@ -298,9 +298,9 @@ void Encoder::attention(Layer& layer, const float* x, float* context, const Forw
     return View4{base, {batch, heads, seq, dh}, {seq * 3 * d, dh, 3 * d, 1}};
   };
   float* scores = scores_.data();
-  attention_core_.scores(head_view(qkv), head_view(qkv + d),
-                         1.0f / std::sqrt(static_cast<float>(dh)),
-                         key_bias_.empty() ? nullptr : key_bias_.data(), scores);
+  attention_core_.scores(
+      head_view(qkv), head_view(qkv + d), 1.0f / std::sqrt(static_cast<float>(dh)),
+      key_bias_.empty() ? nullptr : key_bias_.data(), {batch, 1, 1, seq}, scores);
   if (!distance_bias_.empty()) {
     add_distance_bias({scores, batch, heads, seq, seq, distance_bias_.data()});
   }

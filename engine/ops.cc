@@ -113,16 +113,19 @@ void Linear::operator()(const float* x, int64_t rows, float* y, Epilogue epilogu
 }
 
 void AttentionCore::scores(const View4& q, const View4& k, float scale, const float* key_bias,
-                           float* scores) {
+                           const std::array<int64_t, 4>& bias_dims, float* scores) {
   const int64_t batch = q.dims[0], heads = q.dims[1], queries = q.dims[2], keys = k.dims[2];
   // k^T as a view: swap the last two axes.
   View4 k_transposed = k;
   std::swap(k_transposed.dims[2], k_transposed.dims[3]);
   std::swap(k_transposed.strides[2], k_transposed.strides[3]);
   const memory::desc dst({batch, heads, queries, keys}, dt::f32, tag::abcd);
-  const memory::desc bias({batch, 1, 1, keys}, dt::f32, tag::abcd);
-  const std::string key =
-      key_of("scores", q, k_transposed) + (key_bias ? ":mask" : "") + ":" + std::to_string(scale);
+  const memory::desc bias({bias_dims[0], bias_dims[1], bias_dims[2], bias_dims[3]}, dt::f32,
+                          tag::abcd);
+  std::string key = key_of("scores", q, k_transposed) + ":" + std::to_string(scale);
+  if (key_bias) {
+    for (int64_t dim : bias_dims) key += ":b" + std::to_string(dim);
+  }
   auto it = cache_.find(key);
   if (it == cache_.end()) {
     dnnl::primitive_attr attributes;

@@ -3,6 +3,7 @@
 // once, execute many times"); only memory handles are bound per call.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <list>
 #include <map>
@@ -67,8 +68,11 @@ class AttentionCore {
  public:
   explicit AttentionCore(Runtime& runtime) : runtime_(&runtime) {}
 
-  // scores[B, H, Tq, Tk] = scale * q k^T (+ key_bias[B, Tk] broadcast over heads and queries).
-  void scores(const View4& q, const View4& k, float scale, const float* key_bias, float* scores);
+  // scores[B, H, Tq, Tk] = scale * q k^T (+ bias). The additive bias is dense with dims
+  // bias_dims, each equal to the scores' or 1 (broadcast): [B, 1, 1, Tk] is a key padding mask,
+  // [1, 1, Tq, Tk] an attention mask shared by the batch.
+  void scores(const View4& q, const View4& k, float scale, const float* bias,
+              const std::array<int64_t, 4>& bias_dims, float* scores);
 
   // In-place softmax over the last axis of [rows, cols].
   void softmax(float* scores, int64_t rows, int64_t cols);

@@ -1,0 +1,212 @@
+// Properties of the whole encoder on random weights: the article's figure 1 (without position
+// information, attention is order-blind), batch independence, and input errors. Exactness
+// against PyTorch is tested on the golden models (tests/models/encoder_parity_test.cc).
+#include "engine/encoder.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <random>
+#include <vector>
+
+namespace tinyenc {
+namespace {
+
+// Random weights with storage owned by the returned EncoderWeights.
+class RandomWeights {
+ public:
+  explicit RandomWeights(uint32_t seed) : random_(seed) {}
+
+  EncoderWeights make(const EncoderConfig& c) {
+    auto storage = std::make_shared<std::vector<std::vector<float>>>();
+    storage_ = storage.get();
+    EncoderWeights w;
+    const int64_t d = c.d_model;
+    w.token_embeddings = tensor(c.vocab_size * d, 1.0f);
+    if (c.position_encoding.kind == PositionEncodingKind::kLearned) {
+      w.position_embeddings = tensor(c.position_encoding.max_positions * d, 1.0f);
+    }
+    if (c.type_vocab_size > 0) w.token_type_embeddings = tensor(c.type_vocab_size * d, 1.0f);
+    w.embedding_norm = norm(d);
+    if (c.position_encoding.kind == PositionEncodingKind::kRelative) {
+      w.relative_bias = tensor(c.position_encoding.relative.num_buckets * c.heads, 1.0f);
+    }
+    for (int64_t l = 0; l < c.layers; ++l) {
+      LayerWeights layer;
+      layer.query = linear(d, d);
+      layer.key = linear(d, d);
+      layer.value = linear(d, d);
+      layer.attention_output = linear(d, d);
+      layer.attention_norm = norm(d);
+      layer.ffn_in = linear(c.ffn_dim, d);
+      layer.ffn_out = linear(d, c.ffn_dim);
+      layer.ffn_norm = norm(d);
+      w.layers.push_back(layer);
+    }
+    w.final_norm = norm(d);
+    w.pooler = linear(d, d);
+    if (c.num_labels > 0) w.classifier = linear(c.num_labels, d);
+    w.storage = storage;
+    return w;
+  }
+
+ private:
+  const float* tensor(int64_t size, float scale, float offset = 0.0f) {
+    std::normal_distribution<float> normal(0.0f, scale);
+    std::vector<float>& values = storage_->emplace_back(static_cast<size_t>(size));
+    for (float& value : values) value = offset + normal(random_);
+    return values.data();
+  }
+  LinearWeights linear(int64_t out, int64_t in) {
+    const float scale = 1.0f / std::sqrt(static_cast<float>(in));
+    return LinearWeights{tensor(out * in, scale), tensor(out, 0.1f), out, in};
+  }
+  NormWeights norm(int64_t d) { return NormWeights{tensor(d, 0.1f, 1.0f), tensor(d, 0.1f)}; }
+
+  std::mt19937 random_;
+  std::vector<std::vector<float>>* storage_ = nullptr;
+};
+
+EncoderConfig small_config(PositionEncodingKind kind) {
+  EncoderConfig c;
+  c.vocab_size = 40;
+  c.d_model = 32;
+  c.heads = 4;
+  c.layers = 2;
+  c.ffn_dim = 64;
+  c.position_encoding.kind = kind;
+  c.position_encoding.max_positions = 32;
+  c.position_encoding.relative = {8, 16};
+  c.pooling = Pooling::kMean;
+  c.num_labels = 3;
+  return c;
+}
+
+EncoderOutput run(Encoder& encoder, const std::vector<int32_t>& ids, int64_t batch,
+                  const std::vector<int32_t>& lengths = {}) {
+  EncoderInput input;
+  input.batch = batch;
+  input.seq = static_cast<int64_t>(ids.size()) / batch;
+  input.ids = ids.data();
+  input.lengths = lengths.empty() ? nullptr : lengths.data();
+  return encoder.forward(input);
+}
+
+double max_abs_difference(const float* a, const float* b, int64_t n) {
+  double worst = 0.0;
+  for (int64_t i = 0; i < n; ++i) worst = std::max(worst, double(std::abs(a[i] - b[i])));
+  return worst;
+}
+
+// 我打你 vs 你打我: the same tokens in another order.
+const std::vector<int32_t> kSentence = {5, 17, 9, 23, 2, 31};
+const std::vector<int32_t> kPermutation = {2, 0, 5, 1, 4, 3};  // new position -> old position
+
+std::vector<int32_t> permuted(const std::vector<int32_t>& ids) {
+  std::vector<int32_t> out(ids.size());
+  for (size_t t = 0; t < ids.size(); ++t) out[t] = ids[static_cast<size_t>(kPermutation[t])];
+  return out;
+}
+
+TEST(Encoder, WithoutPositionEncodingAttentionIsOrderBlind) {
+  for (bool norm_first : {false, true}) {
+    EncoderConfig c = small_config(PositionEncodingKind::kNone);
+    c.norm_first = norm_first;
+    c.final_layer_norm = norm_first;
+    RandomWeights random(7);
+    Encoder encoder(c, random.make(c));
+    const EncoderOutput original = run(encoder, kSentence, 1);
+    const EncoderOutput swapped = run(encoder, permuted(kSentence), 1);
+    const int64_t d = c.d_model;
+    for (size_t t = 0; t < kSentence.size(); ++t) {
+      const float* moved = swapped.last_hidden.data() + t * d;
+      const float* source = original.last_hidden.data() + kPermutation[t] * d;
+      EXPECT_LE(max_abs_difference(moved, source, d), 1e-6) << "token " << t;
+    }
+    EXPECT_LE(max_abs_difference(original.pooled.data(), swapped.pooled.data(), d), 1e-6);
+    EXPECT_LE(max_abs_difference(original.logits.data(), swapped.logits.data(), 3), 1e-6);
+  }
+}
+
+TEST(Encoder, EveryPositionEncodingSeesTheOrder) {
+  for (PositionEncodingKind kind :
+       {PositionEncodingKind::kSinusoidal, PositionEncodingKind::kLearned,
+        PositionEncodingKind::kRope, PositionEncodingKind::kAlibi,
+        PositionEncodingKind::kRelative}) {
+    EncoderConfig c = small_config(kind);
+    RandomWeights random(11);
+    Encoder encoder(c, random.make(c));
+    const EncoderOutput original = run(encoder, kSentence, 1);
+    const EncoderOutput swapped = run(encoder, permuted(kSentence), 1);
+    EXPECT_GT(max_abs_difference(original.pooled.data(), swapped.pooled.data(), c.d_model), 1e-3)
+        << position_encoding_name(kind);
+  }
+}
+
+// A sequence's outputs do not depend on what else is in its batch.
+TEST(Encoder, OutputsDoNotDependOnTheBatch) {
+  for (PositionEncodingKind kind :
+       {PositionEncodingKind::kNone, PositionEncodingKind::kLearned, PositionEncodingKind::kRope,
+        PositionEncodingKind::kAlibi, PositionEncodingKind::kRelative}) {
+    for (bool norm_first : {false, true}) {
+      EncoderConfig c = small_config(kind);
+      c.norm_first = norm_first;
+      c.final_layer_norm = norm_first;
+      c.position_encoding.padding_idx = kind == PositionEncodingKind::kLearned ? 1 : -1;
+      RandomWeights random(3);
+      Encoder encoder(c, random.make(c));
+      const std::vector<int32_t> alone = {5, 17, 9, 23};
+      const EncoderOutput single = run(encoder, alone, 1);
+      // Batch of three padded to 9: a longer sequence, ours (padded with id 0), a short one.
+      std::vector<int32_t> batch = {1, 2, 3, 4, 5,  6,  7, 8, 9, 5, 17, 9, 23, 0,
+                                    0, 0, 0, 0, 12, 13, 0, 0, 0, 0, 0,  0, 0};
+      const EncoderOutput batched = run(encoder, batch, 3, {9, 4, 2});
+      const int64_t d = c.d_model;
+      EXPECT_LE(
+          max_abs_difference(single.last_hidden.data(), batched.last_hidden.data() + 9 * d, 4 * d),
+          1e-5)
+          << position_encoding_name(kind) << (norm_first ? " pre-LN" : " post-LN");
+      EXPECT_LE(max_abs_difference(single.pooled.data(), batched.pooled.data() + d, d), 1e-5);
+      EXPECT_LE(max_abs_difference(single.logits.data(), batched.logits.data() + 3, 3), 1e-5);
+    }
+  }
+}
+
+TEST(Encoder, ProbabilitiesAreTheSoftmaxOfTheLogits) {
+  EncoderConfig c = small_config(PositionEncodingKind::kSinusoidal);
+  RandomWeights random(5);
+  Encoder encoder(c, random.make(c));
+  const EncoderOutput out = run(encoder, kSentence, 1);
+  double sum = 0.0;
+  for (int i = 0; i < 3; ++i) sum += std::exp(double(out.logits[i]));
+  for (int i = 0; i < 3; ++i)
+    EXPECT_NEAR(out.probabilities[i], std::exp(double(out.logits[i])) / sum, 1e-6);
+}
+
+TEST(Encoder, RejectsBadInput) {
+  EncoderConfig c = small_config(PositionEncodingKind::kLearned);
+  RandomWeights random(5);
+  Encoder encoder(c, random.make(c));
+  EXPECT_THROW(run(encoder, {1, 2, 40}, 1), std::out_of_range);  // id == vocab_size
+  EXPECT_THROW(run(encoder, {1, -1}, 1), std::out_of_range);     // negative id
+  EXPECT_THROW(run(encoder, std::vector<int32_t>(33, 1), 1), std::out_of_range);  // > 32 positions
+  EXPECT_THROW(run(encoder, {1, 2, 3, 4}, 2, {3, 2}), std::out_of_range);         // length > seq
+  EXPECT_THROW(run(encoder, {1, 2, 3, 4}, 2, {0, 2}), std::out_of_range);         // empty sequence
+}
+
+TEST(Encoder, RejectsInconsistentConfigAndWeights) {
+  EncoderConfig c = small_config(PositionEncodingKind::kRope);
+  c.heads = 5;  // 32 % 5 != 0
+  RandomWeights random(5);
+  EXPECT_THROW(Encoder(c, random.make(small_config(PositionEncodingKind::kRope))),
+               std::invalid_argument);
+  EncoderConfig wide = small_config(PositionEncodingKind::kNone);
+  EncoderWeights weights = random.make(wide);
+  wide.ffn_dim = 65;  // weights say 64
+  EXPECT_THROW(Encoder(wide, weights), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace tinyenc
