@@ -69,6 +69,12 @@ X86Features read_x86_features() {
   features.avx512 = features.avx2 && avx512f && os_saves_zmm;
   return features;
 }
+
+// cpuid is slow (and traps to the hypervisor in a VM): read it once.
+const X86Features& x86_features() {
+  static const X86Features features = read_x86_features();
+  return features;
+}
 #endif
 
 }  // namespace
@@ -79,9 +85,9 @@ bool isa_supported(Isa isa) {
       return true;
 #if defined(__x86_64__)
     case Isa::kAvx2:
-      return read_x86_features().avx2;
+      return x86_features().avx2;
     case Isa::kAvx512:
-      return read_x86_features().avx512;
+      return x86_features().avx512;
     case Isa::kNeon:
       return false;
 #elif defined(__aarch64__)

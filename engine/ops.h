@@ -24,9 +24,32 @@ struct Runtime {
 
 enum class Epilogue { kNone, kGeluErf, kGeluTanh, kRelu, kTanh };
 
+// A primitive with its argument memory objects created once; a call only rebinds the data
+// handles, so executing allocates nothing.
+class BoundPrimitive {
+ public:
+  BoundPrimitive() = default;
+  BoundPrimitive(dnnl::primitive primitive, std::unordered_map<int, dnnl::memory> args)
+      : primitive_(std::move(primitive)), args_(std::move(args)) {}
+
+  // Points argument `arg` at `data` (operands only read are passed as const).
+  BoundPrimitive& bind(int arg, const void* data) {
+    args_.at(arg).set_data_handle(const_cast<void*>(data));
+    return *this;
+  }
+  void execute(dnnl::stream& stream) {
+    primitive_.execute(stream, args_);
+    stream.wait();
+  }
+
+ private:
+  dnnl::primitive primitive_;
+  std::unordered_map<int, dnnl::memory> args_;
+};
+
 // y[rows, out] = epilogue(x[rows, in] W^T + b) (+ residual[rows, out]).
-// W is [out, in] as in torch.nn.Linear; it is reordered once into the layout oneDNN's matmul
-// prefers for each shape class (and kept), so the per-call work is the matmul alone.
+// W is [out, in] as in torch.nn.Linear. The primitive is chosen per row count (see ops.cc);
+// where it wants the weights in its own layout they are reordered once and kept.
 class Linear {
  public:
   Linear(Runtime& runtime, const float* weight, const float* bias, int64_t out_features,
@@ -39,19 +62,15 @@ class Linear {
   int64_t in_features() const { return in_; }
 
  private:
-  struct Plan {
-    dnnl::matmul primitive;
-    dnnl::memory::desc src, dst;
-    const dnnl::memory* weights;
-  };
   const dnnl::memory& packed_weights(const dnnl::memory::desc& desc);
+  BoundPrimitive plan(int64_t rows, Epilogue epilogue, bool residual);
 
   Runtime* runtime_;
   const float* weight_;
   const float* bias_;
   int64_t out_;
   int64_t in_;
-  std::map<std::tuple<int64_t, Epilogue, bool, int>, Plan> plans_;
+  std::map<std::tuple<int64_t, Epilogue, bool, int>, BoundPrimitive> plans_;
   std::list<std::pair<dnnl::memory::desc, dnnl::memory>> packed_;  // list: stable addresses
 };
 
@@ -83,7 +102,7 @@ class AttentionCore {
 
  private:
   Runtime* runtime_;
-  std::unordered_map<std::string, dnnl::primitive> cache_;
+  std::unordered_map<std::string, BoundPrimitive> cache_;
 };
 
 // LayerNorm over the last axis of [rows, width] with gamma and beta; in place when src == dst.
@@ -98,7 +117,7 @@ class LayerNorm {
   const float* beta_;
   int64_t width_;
   float epsilon_;
-  std::map<int64_t, dnnl::layer_normalization_forward> plans_;
+  std::map<std::pair<int64_t, int>, BoundPrimitive> plans_;
 };
 
 }  // namespace tinyenc

@@ -2,6 +2,7 @@
 // information, attention is order-blind), batch independence, and input errors. Exactness
 // against PyTorch is tested on the golden models (tests/models/encoder_parity_test.cc).
 #include "engine/encoder.h"
+#include "engine/random_encoder.h"
 
 #include <gtest/gtest.h>
 
@@ -14,59 +15,14 @@
 namespace tinyenc {
 namespace {
 
-// Random weights with storage owned by the returned EncoderWeights.
+// Weights for `config` from a fixed seed.
 class RandomWeights {
  public:
-  explicit RandomWeights(uint32_t seed) : random_(seed) {}
-
-  EncoderWeights make(const EncoderConfig& c) {
-    auto storage = std::make_shared<std::vector<std::vector<float>>>();
-    storage_ = storage.get();
-    EncoderWeights w;
-    const int64_t d = c.d_model;
-    w.token_embeddings = tensor(c.vocab_size * d, 1.0f);
-    if (c.position_encoding.kind == PositionEncodingKind::kLearned) {
-      w.position_embeddings = tensor(c.position_encoding.max_positions * d, 1.0f);
-    }
-    if (c.type_vocab_size > 0) w.token_type_embeddings = tensor(c.type_vocab_size * d, 1.0f);
-    w.embedding_norm = norm(d);
-    if (c.position_encoding.kind == PositionEncodingKind::kRelative) {
-      w.relative_bias = tensor(c.position_encoding.relative.num_buckets * c.heads, 1.0f);
-    }
-    for (int64_t l = 0; l < c.layers; ++l) {
-      LayerWeights layer;
-      layer.query = linear(d, d);
-      layer.key = linear(d, d);
-      layer.value = linear(d, d);
-      layer.attention_output = linear(d, d);
-      layer.attention_norm = norm(d);
-      layer.ffn_in = linear(c.ffn_dim, d);
-      layer.ffn_out = linear(d, c.ffn_dim);
-      layer.ffn_norm = norm(d);
-      w.layers.push_back(layer);
-    }
-    w.final_norm = norm(d);
-    w.pooler = linear(d, d);
-    if (c.num_labels > 0) w.classifier = linear(c.num_labels, d);
-    w.storage = storage;
-    return w;
-  }
+  explicit RandomWeights(uint32_t seed) : seed_(seed) {}
+  EncoderWeights make(const EncoderConfig& config) { return random_encoder_weights(config, seed_); }
 
  private:
-  const float* tensor(int64_t size, float scale, float offset = 0.0f) {
-    std::normal_distribution<float> normal(0.0f, scale);
-    std::vector<float>& values = storage_->emplace_back(static_cast<size_t>(size));
-    for (float& value : values) value = offset + normal(random_);
-    return values.data();
-  }
-  LinearWeights linear(int64_t out, int64_t in) {
-    const float scale = 1.0f / std::sqrt(static_cast<float>(in));
-    return LinearWeights{tensor(out * in, scale), tensor(out, 0.1f), out, in};
-  }
-  NormWeights norm(int64_t d) { return NormWeights{tensor(d, 0.1f, 1.0f), tensor(d, 0.1f)}; }
-
-  std::mt19937 random_;
-  std::vector<std::vector<float>>* storage_ = nullptr;
+  uint32_t seed_;
 };
 
 EncoderConfig small_config(PositionEncodingKind kind) {

@@ -32,7 +32,7 @@ MODELS = {
                          **PE(kind="learned", max_positions=64)),
     "pre_ln_sinusoidal": dict(norm_first=True, hidden_act="relu", embedding_layer_norm=False,
                               **PE(kind="sinusoidal", layout="interleaved", scale_embeddings=True)),
-    "none": dict(hidden_act="gelu_tanh", **PE(kind="none")),
+    "none": dict(hidden_act="gelu_pytorch_tanh", **PE(kind="none")),
     "sinusoidal_concat": dict(pooling="cls", **PE(kind="sinusoidal", layout="concat", base=100.0)),
     "learned_roberta": dict(**PE(kind="learned", max_positions=64, padding_idx=1)),
     "rope_half": dict(**PE(kind="rope", pairing="half", theta=10000.0)),
