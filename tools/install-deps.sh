@@ -10,10 +10,12 @@ set -euo pipefail
 
 packages=(
   cmake make g++ pkg-config clang clang-format
+  libclang-rt-14-dev libomp-dev              # libFuzzer and clang's OpenMP for tools/fuzz.sh
   libdnnl-dev ocl-icd-opencl-dev            # oneDNN 2.6; its CMake config needs OpenCL
   libsentencepiece-dev sentencepiece
   libgtest-dev googletest libbenchmark-dev
   nlohmann-json3-dev libcli11-dev
+  libicu-dev                                # Unicode classes for the WordPiece tokenizer
 )
 for option in "$@"; do
   case "$option" in

@@ -1,0 +1,17 @@
+// Reading tokenizer files and saying what is wrong with them. A missing, unreadable or empty file
+// is bad input, not a bug: std::invalid_argument with one line that names the file.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace tinyenc {
+
+std::string read_tokenizer_file(const std::filesystem::path& path);
+
+// `text` in single quotes for an error message: control characters escaped (\n, \x01) so the
+// message stays one line, and cut after about 60 bytes (at a character boundary).
+std::string in_quotes(std::string_view text);
+
+}  // namespace tinyenc
