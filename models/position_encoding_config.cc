@@ -1,82 +1,21 @@
 #include "models/position_encoding_config.h"
 
 #include <nlohmann/json.hpp>
-#include <set>
-#include <stdexcept>
+
+#include "models/json_fields.h"
 
 namespace tinyenc {
-namespace {
-
-class Fields {
- public:
-  Fields(const nlohmann::json& object, const std::string& where) : object_(object), where_(where) {
-    if (!object.is_object()) fail("", "must be a JSON object");
-  }
-
-  [[noreturn]] void fail(const std::string& field, const std::string& what) const {
-    throw std::invalid_argument(where_ + (field.empty() ? "" : "." + field) + ": " + what);
-  }
-
-  std::string text(const std::string& field, const std::string& fallback) {
-    const nlohmann::json* value = find(field);
-    if (!value) return fallback;
-    if (!value->is_string()) fail(field, "must be a string");
-    return value->get<std::string>();
-  }
-
-  double number(const std::string& field, double fallback) {
-    const nlohmann::json* value = find(field);
-    if (!value) return fallback;
-    if (!value->is_number()) fail(field, "must be a number");
-    return value->get<double>();
-  }
-
-  int64_t integer(const std::string& field, int64_t fallback, int64_t minimum) {
-    const nlohmann::json* value = find(field);
-    if (!value) return fallback;
-    if (!value->is_number_integer()) fail(field, "must be an integer");
-    const int64_t result = value->get<int64_t>();
-    if (result < minimum) fail(field, "must be >= " + std::to_string(minimum));
-    return result;
-  }
-
-  bool boolean(const std::string& field, bool fallback) {
-    const nlohmann::json* value = find(field);
-    if (!value) return fallback;
-    if (!value->is_boolean()) fail(field, "must be true or false");
-    return value->get<bool>();
-  }
-
-  void reject_unknown() const {
-    for (const auto& [key, value] : object_.items()) {
-      if (!used_.count(key)) fail(key, "unknown parameter for this kind");
-    }
-  }
-
- private:
-  const nlohmann::json* find(const std::string& field) {
-    used_.insert(field);
-    const auto it = object_.find(field);
-    return it == object_.end() ? nullptr : &*it;
-  }
-
-  const nlohmann::json& object_;
-  std::string where_;
-  std::set<std::string> used_;
-};
-
-}  // namespace
 
 PositionEncodingConfig parse_position_encoding_config(const nlohmann::json& object,
                                                       const std::string& where) {
-  Fields fields(object, where);
+  JsonFields fields = JsonFields::member(object, where);
   PositionEncodingConfig config;
   const std::string kind = fields.text("kind", "");
   if (kind.empty()) fields.fail("kind", "missing");
   const auto parsed = parse_position_encoding(kind);
   if (!parsed) {
-    fields.fail("kind", "unknown kind '" + kind +
-                            "' (expected none, sinusoidal, learned, rope, alibi or relative)");
+    fields.fail("kind", "unknown kind " + quote_text(kind) +
+                            " (expected none, sinusoidal, learned, rope, alibi or relative)");
   }
   config.kind = *parsed;
   switch (config.kind) {
@@ -87,7 +26,7 @@ PositionEncodingConfig parse_position_encoding_config(const nlohmann::json& obje
       const std::string layout = fields.text("layout", "interleaved");
       const auto parsed_layout = parse_sinusoidal_layout(layout);
       if (!parsed_layout)
-        fields.fail("layout", "expected interleaved or concat, got '" + layout + "'");
+        fields.fail("layout", "expected interleaved or concat, got " + quote_text(layout));
       config.sinusoidal.layout = *parsed_layout;
       config.sinusoidal.base = fields.number("base", 10000.0);
       if (!(config.sinusoidal.base > 1.0)) fields.fail("base", "must be > 1");
@@ -96,12 +35,18 @@ PositionEncodingConfig parse_position_encoding_config(const nlohmann::json& obje
     }
     case PositionEncodingKind::kLearned:
       config.max_positions = fields.integer("max_positions", 512, 1);
+      // RoBERTa style (see PositionEncodingConfig): -1, the default, numbers positions from 0.
+      config.padding_idx = fields.integer("padding_idx", -1, -1);
+      if (config.padding_idx + 1 >= config.max_positions) {
+        fields.fail("padding_idx", "leaves no rows of the " + std::to_string(config.max_positions) +
+                                       "-row table for positions");
+      }
       break;
     case PositionEncodingKind::kRope: {
       const std::string pairing = fields.text("pairing", "half");
       const auto parsed_pairing = parse_rope_pairing(pairing);
       if (!parsed_pairing)
-        fields.fail("pairing", "expected half or interleaved, got '" + pairing + "'");
+        fields.fail("pairing", "expected half or interleaved, got " + quote_text(pairing));
       config.rope.pairing = *parsed_pairing;
       config.rope.theta = fields.number("theta", 10000.0);
       if (!(config.rope.theta > 1.0)) fields.fail("theta", "must be > 1");
@@ -117,7 +62,7 @@ PositionEncodingConfig parse_position_encoding_config(const nlohmann::json& obje
       }
       break;
   }
-  fields.reject_unknown();
+  fields.reject_unknown("unknown parameter for this kind");
   return config;
 }
 

@@ -48,6 +48,8 @@ TEST(PositionEncodingConfig, ReadsEveryParameter) {
   EXPECT_TRUE(sinusoidal.scale_embeddings);
 
   EXPECT_EQ(parse(R"({"kind": "learned", "max_positions": 64})").max_positions, 64);
+  EXPECT_EQ(parse(R"({"kind": "learned"})").padding_idx, -1);
+  EXPECT_EQ(parse(R"({"kind": "learned", "max_positions": 64, "padding_idx": 1})").padding_idx, 1);
   EXPECT_EQ(parse(R"({"kind": "alibi"})").kind, PositionEncodingKind::kAlibi);
   EXPECT_EQ(parse(R"({"kind": "none"})").kind, PositionEncodingKind::kNone);
 }
@@ -67,6 +69,11 @@ TEST(PositionEncodingConfig, ErrorsNameFileAndField) {
             "'diagonal'");
   EXPECT_EQ(error_of(R"({"kind": "learned", "max_positions": 0})"),
             "model/config.json: position_encoding.max_positions: must be >= 1");
+  EXPECT_EQ(error_of(R"({"kind": "learned", "max_positions": 2, "padding_idx": 1})"),
+            "model/config.json: position_encoding.padding_idx: leaves no rows of the 2-row table "
+            "for positions");
+  EXPECT_EQ(error_of(R"({"kind": "rope", "padding_idx": 1})"),
+            "model/config.json: position_encoding.padding_idx: unknown parameter for this kind");
   EXPECT_EQ(error_of(R"({"kind": "alibi", "theta": 3})"),
             "model/config.json: position_encoding.theta: unknown parameter for this kind");
   EXPECT_EQ(error_of(R"({"kind": "relative", "num_buckets": 32, "max_distance": 8})"),

@@ -1,0 +1,152 @@
+#include "models/config.h"
+
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "models/json_fields.h"
+#include "models/model_family.h"
+
+namespace tinyenc {
+namespace {
+
+std::string supported_list() {
+  std::string list;
+  for (const ModelFamily* family : model_families()) {
+    list += (list.empty() ? "" : ", ") + std::string(family->model_type);
+  }
+  return list;
+}
+
+// model_type, or the family whose class names `architectures` uses (configs written before
+// transformers saved model_type).
+const ModelFamily& family_of(JsonFields& fields, const std::string& architecture) {
+  if (const std::optional<std::string> model_type = fields.optional_text("model_type")) {
+    const ModelFamily* family = find_model_family(*model_type);
+    if (!family) {
+      fields.fail("model_type", "unsupported model_type " + quote_text(*model_type) +
+                                    " (tinyenc loads " + supported_list() + ")");
+    }
+    return *family;
+  }
+  // Prefixes match from the start of the class name: DistilBertModel is never taken for Bert.
+  for (const ModelFamily* family : model_families()) {
+    if (!architecture.empty() && architecture.starts_with(family->architecture_prefix)) {
+      return *family;
+    }
+  }
+  fields.fail("model_type", architecture.empty()
+                                ? "missing (and no architectures to infer it from)"
+                                : "missing, and architectures " + quote_text(architecture) +
+                                      " names no family tinyenc loads (" + supported_list() + ")");
+}
+
+std::string read_architecture(JsonFields& fields) {
+  const nlohmann::json* architectures = fields.find("architectures");
+  if (!architectures || architectures->is_null()) return "";
+  if (!architectures->is_array()) fields.fail("architectures", "must be an array of class names");
+  for (const nlohmann::json& name : *architectures) {
+    if (!name.is_string()) fields.fail("architectures", "must be an array of class names");
+  }
+  return architectures->empty() ? "" : (*architectures)[0].get<std::string>();
+}
+
+// Checks that need the whole configuration, naming the family's own keys.
+void check(JsonFields& fields, const ModelFamily& family, const ModelConfig& config) {
+  const EncoderConfig& encoder = config.encoder;
+  const std::string d_model_key(family.d_model_key);
+  const std::string heads_key(family.heads_key);
+  if (encoder.d_model % encoder.heads != 0) {
+    fields.fail(d_model_key, std::to_string(encoder.d_model) + " is not divisible by " + heads_key +
+                                 " " + std::to_string(encoder.heads));
+  }
+  const int64_t head_dim = encoder.head_dim();
+  const PositionEncodingConfig& position_encoding = encoder.position_encoding;
+  if (position_encoding.kind == PositionEncodingKind::kRope) {
+    if (position_encoding.rope.rotary_dim > head_dim) {
+      fields.fail("position_encoding.rotary_dim",
+                  std::to_string(position_encoding.rope.rotary_dim) + " exceeds head_dim " +
+                      std::to_string(head_dim) + " (" + d_model_key + " / " + heads_key + ")");
+    }
+    if (encoder.rotary_dim() % 2 != 0) {
+      fields.fail(d_model_key, "head_dim " + std::to_string(encoder.d_model) + " / " +
+                                   std::to_string(encoder.heads) + " = " +
+                                   std::to_string(head_dim) +
+                                   " is odd, but RoPE rotates pairs of dimensions");
+    }
+  }
+  if (position_encoding.kind == PositionEncodingKind::kSinusoidal && encoder.d_model % 2 != 0) {
+    fields.fail(d_model_key, std::to_string(encoder.d_model) +
+                                 " is odd, but the sinusoidal table pairs sin and cos dimensions");
+  }
+  const auto check_token = [&](const char* key, const std::optional<int64_t>& id) {
+    if (id && *id >= encoder.vocab_size) {
+      fields.fail(key, std::to_string(*id) + " is not below vocab_size " +
+                           std::to_string(encoder.vocab_size));
+    }
+  };
+  check_token("pad_token_id", config.pad_token_id);
+  check_token("cls_token_id", config.cls_token_id);
+  check_token("sep_token_id", config.sep_token_id);
+}
+
+int64_t max_sequence_length(const ModelConfig& config) {
+  const PositionEncodingConfig& position_encoding = config.encoder.position_encoding;
+  if (position_encoding.kind == PositionEncodingKind::kLearned) {
+    const int64_t offset =
+        position_encoding.padding_idx >= 0 ? position_encoding.padding_idx + 1 : 0;
+    return position_encoding.max_positions - offset;
+  }
+  return config.max_position_embeddings.value_or(0);
+}
+
+}  // namespace
+
+ModelConfig model_config_from_json(const nlohmann::json& json, const std::string& file) {
+  JsonFields fields = JsonFields::file(json, file);
+  ModelConfig config;
+  config.architecture = read_architecture(fields);
+  const ModelFamily& family = family_of(fields, config.architecture);
+  config.family = family.model_type;
+  config.pad_token_id = read_token_id(fields, "pad_token_id");
+  config.cls_token_id = read_token_id(fields, "cls_token_id");
+  config.sep_token_id = read_token_id(fields, "sep_token_id");
+  read_token_id(fields, "bos_token_id");  // read for their checks; RoBERTa uses them
+  read_token_id(fields, "eos_token_id");
+  family.read_config(fields, config);
+  check(fields, family, config);
+  if (family.reject_unknown_keys) {
+    fields.reject_unknown("unknown key for model_type " + std::string(family.model_type));
+  }
+  config.max_sequence_length = max_sequence_length(config);
+  return config;
+}
+
+ModelConfig parse_model_config(std::string_view json_text, const std::string& file) {
+  nlohmann::json json;
+  try {
+    json = nlohmann::json::parse(json_text);
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
+    throw std::invalid_argument(file + ": not valid JSON: " + json_error_message(e));
+  }
+  return model_config_from_json(json, file);
+}
+
+ModelConfig read_model_config(const std::filesystem::path& dir) {
+  const std::filesystem::path path = dir / "config.json";
+  std::ifstream in(path, std::ios::binary);
+  if (!in || std::filesystem::is_directory(path)) {
+    throw std::runtime_error(path.string() + ": cannot open (a model folder needs config.json)");
+  }
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return parse_model_config(text, path.string());
+}
+
+std::vector<std::string_view> supported_model_types() {
+  std::vector<std::string_view> types;
+  for (const ModelFamily* family : model_families()) types.push_back(family->model_type);
+  return types;
+}
+
+}  // namespace tinyenc

@@ -1,0 +1,54 @@
+#include "models/model.h"
+
+#include <stdexcept>
+#include <utility>
+
+#include "engine/encoder_config.h"
+#include "models/model_family.h"
+#include "models/tensor_binder.h"
+
+namespace tinyenc {
+
+LoadedModel bind_model(ModelConfig config, std::shared_ptr<SafetensorsFile> file) {
+  const ModelFamily* family = find_model_family(config.family);
+  if (!family) throw std::invalid_argument("unknown model family '" + config.family + "'");
+  TensorBinder tensors(*file);
+  LoadedModel model;
+  family->bind_weights(tensors, config, model.weights);
+  model.weights.storage = std::move(file);
+  model.config = std::move(config);
+  model.unused_tensors = tensors.unused();
+  model.ignored_tensors = tensors.ignored();
+  return model;
+}
+
+LoadedModel load_model(const std::filesystem::path& dir) {
+  if (!std::filesystem::exists(dir)) {
+    throw std::runtime_error(dir.string() + ": model folder not found");
+  }
+  if (!std::filesystem::is_directory(dir)) {
+    throw std::runtime_error(dir.string() +
+                             ": not a folder (a model is a folder with config.json and "
+                             "model.safetensors)");
+  }
+  ModelConfig config = read_model_config(dir);
+  const std::filesystem::path weights_path = dir / "model.safetensors";
+  if (!std::filesystem::exists(weights_path) &&
+      std::filesystem::exists(dir / "pytorch_model.bin")) {
+    throw std::runtime_error(weights_path.string() +
+                             ": not found; the folder has pytorch_model.bin, which "
+                             "tools/convert_checkpoint.py turns into model.safetensors");
+  }
+  LoadedModel model =
+      bind_model(std::move(config), std::make_shared<SafetensorsFile>(weights_path));
+  // The engine's own rules, as a backstop behind the checks above: a model that loads must also
+  // build. Its messages name the field; add the file.
+  try {
+    validate(model.config.encoder);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument((dir / "config.json").string() + ": " + e.what());
+  }
+  return model;
+}
+
+}  // namespace tinyenc
