@@ -314,6 +314,7 @@ void Encoder::attention(Layer& layer, const float* x, float* context, const Forw
 }
 
 EncoderOutput Encoder::forward(const EncoderInput& input, const ForwardOptions& options) {
+  Stopwatch clock(options.times);  // per-shape preparation counts as part of the embedding
   prepare(input);
   const EncoderConfig& c = config_;
   const int64_t tokens = batch_ * seq_, d = c.d_model;
@@ -326,7 +327,6 @@ EncoderOutput Encoder::forward(const EncoderInput& input, const ForwardOptions& 
     if (options.layer_hidden_states) output.layer_hidden.emplace_back(x, x + tokens * d);
   };
 
-  Stopwatch clock(options.times);
   embed(input);
   clock.lap(&StageTimes::embed);
 

@@ -26,33 +26,76 @@ namespace tinyenc::detail::TINYENC_PE_ISA_NAMESPACE {
 // Embedding: gather x scale (+ position row) (+ token-type row) (-> LayerNorm).
 
 template <class V, bool kHasPosition, bool kHasType>
-inline void sum_embedding_row(const float* token_row, float scale, const float* position_row,
-                              const float* type_row, int64_t d_model, float* out) {
-  const typename V::Reg scale_v = V::set1(scale);
+inline typename V::Reg embedding_vector(const float* token_row, typename V::Reg scale,
+                                        const float* position_row, const float* type_row,
+                                        int64_t j) {
+  typename V::Reg value = V::mul(V::load(token_row + j), scale);
+  if constexpr (kHasPosition) value = V::add(value, V::load(position_row + j));
+  if constexpr (kHasType) value = V::add(value, V::load(type_row + j));
+  return value;
+}
+
+// Writes scale * token + position + type for one row; with kSum also returns the row's sum
+// (LayerNorm's mean) taken on the way, in four independent accumulators so that the adds do not
+// wait on each other.
+template <class V, bool kHasPosition, bool kHasType, bool kSum>
+inline float sum_embedding_row(const float* token_row, float scale, const float* position_row,
+                               const float* type_row, int64_t d_model, float* out) {
+  using Reg = typename V::Reg;
+  const Reg scale_v = V::set1(scale);
+  constexpr int64_t W = V::kWidth;
+  Reg sum0 = V::zero(), sum1 = V::zero(), sum2 = V::zero(), sum3 = V::zero();
   int64_t j = 0;
-  for (; j + V::kWidth <= d_model; j += V::kWidth) {
-    typename V::Reg value = V::mul(V::load(token_row + j), scale_v);
-    if constexpr (kHasPosition) value = V::add(value, V::load(position_row + j));
-    if constexpr (kHasType) value = V::add(value, V::load(type_row + j));
-    V::store(out + j, value);
+  for (; j + 4 * W <= d_model; j += 4 * W) {
+    const Reg v0 =
+        embedding_vector<V, kHasPosition, kHasType>(token_row, scale_v, position_row, type_row, j);
+    const Reg v1 = embedding_vector<V, kHasPosition, kHasType>(token_row, scale_v, position_row,
+                                                               type_row, j + W);
+    const Reg v2 = embedding_vector<V, kHasPosition, kHasType>(token_row, scale_v, position_row,
+                                                               type_row, j + 2 * W);
+    const Reg v3 = embedding_vector<V, kHasPosition, kHasType>(token_row, scale_v, position_row,
+                                                               type_row, j + 3 * W);
+    V::store(out + j, v0);
+    V::store(out + j + W, v1);
+    V::store(out + j + 2 * W, v2);
+    V::store(out + j + 3 * W, v3);
+    if constexpr (kSum) {
+      sum0 = V::add(sum0, v0);
+      sum1 = V::add(sum1, v1);
+      sum2 = V::add(sum2, v2);
+      sum3 = V::add(sum3, v3);
+    }
   }
+  for (; j + W <= d_model; j += W) {
+    const Reg v =
+        embedding_vector<V, kHasPosition, kHasType>(token_row, scale_v, position_row, type_row, j);
+    V::store(out + j, v);
+    if constexpr (kSum) sum0 = V::add(sum0, v);
+  }
+  float sum = 0.0f;
+  if constexpr (kSum) sum = V::reduce_add(V::add(V::add(sum0, sum1), V::add(sum2, sum3)));
   for (; j < d_model; ++j) {
     float value = token_row[j] * scale;
     if constexpr (kHasPosition) value += position_row[j];
     if constexpr (kHasType) value += type_row[j];
     out[j] = value;
+    if constexpr (kSum) sum += value;
   }
+  return sum;
 }
 
-// Two-pass mean and variance over a row that is already in L1: robust when |mean| >> stddev.
-// The one-lane (scalar) build accumulates in double: a float running sum over 768+ terms would
-// make the specification less accurate than the SIMD paths' lane-parallel partial sums.
+// LayerNorm of a row that is already in L1, given its sum. The variance is a second pass over
+// the centred values (robust when |mean| >> stddev), again in four accumulators. The one-lane
+// (scalar) build recomputes both statistics in double: a float running sum over 768+ terms
+// would make the specification less accurate than the SIMD paths' lane-parallel partial sums.
 template <class V>
-inline void layer_norm_row(const float* row, int64_t d_model, const float* gamma, const float* beta,
-                           float epsilon, float* out) {
+inline void layer_norm_row(const float* row, float row_sum, int64_t d_model, const float* gamma,
+                           const float* beta, float epsilon, float* out) {
+  using Reg = typename V::Reg;
+  constexpr int64_t W = V::kWidth;
   float mean = 0.0f;
   float variance = 0.0f;
-  if constexpr (V::kWidth == 1) {
+  if constexpr (W == 1) {
     double sum = 0.0;
     for (int64_t j = 0; j < d_model; ++j) sum += row[j];
     const double mean_double = sum / static_cast<double>(d_model);
@@ -63,34 +106,46 @@ inline void layer_norm_row(const float* row, int64_t d_model, const float* gamma
     mean = static_cast<float>(mean_double);
     variance = static_cast<float>(square_sum / static_cast<double>(d_model));
   } else {
-    typename V::Reg sum_v = V::zero();
+    mean = row_sum / static_cast<float>(d_model);
+    const Reg mean_v = V::set1(mean);
+    Reg square0 = V::zero(), square1 = V::zero(), square2 = V::zero(), square3 = V::zero();
     int64_t j = 0;
-    for (; j + V::kWidth <= d_model; j += V::kWidth) sum_v = V::add(sum_v, V::load(row + j));
-    float sum = V::reduce_add(sum_v);
-    for (; j < d_model; ++j) sum += row[j];
-    mean = sum / static_cast<float>(d_model);
-
-    const typename V::Reg mean_v = V::set1(mean);
-    typename V::Reg square_v = V::zero();
-    j = 0;
-    for (; j + V::kWidth <= d_model; j += V::kWidth) {
-      const typename V::Reg centered = V::sub(V::load(row + j), mean_v);
-      square_v = V::fmadd(centered, centered, square_v);
+    for (; j + 4 * W <= d_model; j += 4 * W) {
+      const Reg c0 = V::sub(V::load(row + j), mean_v);
+      const Reg c1 = V::sub(V::load(row + j + W), mean_v);
+      const Reg c2 = V::sub(V::load(row + j + 2 * W), mean_v);
+      const Reg c3 = V::sub(V::load(row + j + 3 * W), mean_v);
+      square0 = V::fmadd(c0, c0, square0);
+      square1 = V::fmadd(c1, c1, square1);
+      square2 = V::fmadd(c2, c2, square2);
+      square3 = V::fmadd(c3, c3, square3);
     }
-    float square_sum = V::reduce_add(square_v);
+    for (; j + W <= d_model; j += W) {
+      const Reg c = V::sub(V::load(row + j), mean_v);
+      square0 = V::fmadd(c, c, square0);
+    }
+    float square_sum = V::reduce_add(V::add(V::add(square0, square1), V::add(square2, square3)));
     for (; j < d_model; ++j) square_sum += (row[j] - mean) * (row[j] - mean);
     variance = square_sum / static_cast<float>(d_model);
   }
   const float inv_std = 1.0f / std::sqrt(variance + epsilon);
 
-  const typename V::Reg mean_v = V::set1(mean);
-  const typename V::Reg inv_std_v = V::set1(inv_std);
+  const Reg mean_v = V::set1(mean);
+  const Reg inv_std_v = V::set1(inv_std);
   int64_t j = 0;
-  for (; j + V::kWidth <= d_model; j += V::kWidth) {
-    const typename V::Reg normalized = V::mul(V::sub(V::load(row + j), mean_v), inv_std_v);
+#pragma GCC unroll 4
+  for (; j + W <= d_model; j += W) {
+    const Reg normalized = V::mul(V::sub(V::load(row + j), mean_v), inv_std_v);
     V::store(out + j, V::fmadd(normalized, V::load(gamma + j), V::load(beta + j)));
   }
   for (; j < d_model; ++j) out[j] = (row[j] - mean) * inv_std * gamma[j] + beta[j];
+}
+
+// The next token's row is a random gather the hardware prefetcher cannot predict: ask for it
+// one row ahead.
+inline void prefetch_row(const float* row, int64_t d_model) {
+  const char* bytes = reinterpret_cast<const char*>(row);
+  for (int64_t offset = 0; offset < d_model * 4; offset += 64) __builtin_prefetch(bytes + offset);
 }
 
 template <class V, bool kHasPosition, bool kHasType, bool kLayerNorm>
@@ -108,14 +163,15 @@ void embed_range(const EmbeddingArgs& a, int64_t begin, int64_t end, float* scra
       const int64_t type = a.token_type_ids ? a.token_type_ids[t] : 0;
       type_row = a.token_type_table + type * d;
     }
+    if (t + 1 < end) prefetch_row(a.token_table + static_cast<int64_t>(a.token_ids[t + 1]) * d, d);
     float* out = a.out + t * d;
     if constexpr (kLayerNorm) {
-      sum_embedding_row<V, kHasPosition, kHasType>(token_row, a.scale, position_row, type_row, d,
-                                                   scratch);
-      layer_norm_row<V>(scratch, d, a.gamma, a.beta, a.epsilon, out);
+      const float sum = sum_embedding_row<V, kHasPosition, kHasType, true>(
+          token_row, a.scale, position_row, type_row, d, scratch);
+      layer_norm_row<V>(scratch, sum, d, a.gamma, a.beta, a.epsilon, out);
     } else {
-      sum_embedding_row<V, kHasPosition, kHasType>(token_row, a.scale, position_row, type_row, d,
-                                                   out);
+      sum_embedding_row<V, kHasPosition, kHasType, false>(token_row, a.scale, position_row,
+                                                          type_row, d, out);
     }
   }
 }

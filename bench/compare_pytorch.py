@@ -1,0 +1,136 @@
+#!/usr/bin/python3
+"""tinyenc vs PyTorch eager on the same encoder shapes, side by side.
+
+For each (config, batch, seq, threads) row it alternates the two engines for --rounds rounds
+(these machines flip between speed states for seconds at a time, so one engine must not get all
+the good seconds) and prints the p50 latency of each, as a range over rounds when rounds > 1,
+and the ratio PyTorch / tinyenc (> 1: tinyenc is faster).
+
+PyTorch runs ReferenceEncoder (tools/golden/reference_encoder.py): nn.Embedding + learned
+positions + token types + LayerNorm, nn.TransformerEncoderLayer (post-LN, GELU, its fused
+inference fast path), CLS pooling, in eval() and torch.inference_mode(), with
+torch.set_num_threads matched. tinyenc runs build/bench/encoder_bench (BM_Encoder) on random
+weights of the same shapes.
+
+Debian's PyTorch calls whatever libblas.so.3 the alternatives system selects; Debian's reference
+BLAS makes it 7-20x slower. This script prints the BLAS library PyTorch loaded and refuses to
+report ratios against the reference BLAS (install libopenblas0-pthread).
+
+  /usr/bin/python3 bench/compare_pytorch.py --configs tiny,mini --seq 8,32,128 --batch 1 --threads 1
+"""
+import argparse
+import json
+import pathlib
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools" / "golden"))
+
+PRESETS = {"tiny": (128, 2, 2, 512), "mini": (256, 4, 4, 1024), "small": (512, 8, 4, 2048),
+           "base": (768, 12, 12, 3072)}
+
+
+def blas_library():
+    """The BLAS shared object this process has mapped (after a matmul has run)."""
+    import torch
+    x = torch.randn(64, 64)
+    (x @ x).sum()
+    for line in open("/proc/self/maps"):
+        path = line.split()[-1]
+        if "blas" in path.lower() and path.endswith(tuple(f".so{v}" for v in ("", ".3", ".0"))) \
+                or "openblas" in path:
+            return path
+    return "unknown"
+
+
+def torch_model(preset):
+    import torch
+    import reference_encoder as ref
+    d, heads, layers, ffn = PRESETS[preset]
+    config = ref.default_config(vocab_size=30522, hidden_size=d, num_attention_heads=heads,
+                                num_hidden_layers=layers, intermediate_size=ffn, type_vocab_size=2,
+                                max_position_embeddings=512, pooling="cls",
+                                position_encoding={"kind": "learned", "max_positions": 512})
+    torch.manual_seed(0)
+    return ref.ReferenceEncoder(config).eval()
+
+
+def torch_p50(model, batch, seq, repeats, min_seconds):
+    import torch
+    ids = torch.randint(1000, 29000, (batch, seq))
+    lengths = torch.full((batch,), seq)
+    with torch.inference_mode():
+        for _ in range(3):
+            model(ids, lengths)
+        times = []
+        start = time.perf_counter()
+        while len(times) < repeats or time.perf_counter() - start < min_seconds:
+            t0 = time.perf_counter()
+            model(ids, lengths)
+            times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1e3
+
+
+def tinyenc_p50(bench, preset, batch, seq, threads, min_seconds):
+    name = f"BM_Encoder/{preset}/{batch}/{seq}/{threads}/real_time"
+    result = subprocess.run(
+        [str(bench), f"--benchmark_filter=^{name.replace('/real_time', '')}/",
+         "--benchmark_format=json", "--benchmark_repetitions=5",
+         f"--benchmark_min_time={min_seconds / 5:.3f}", "--benchmark_report_aggregates_only=true"],
+        check=True, capture_output=True, text=True)
+    for row in json.loads(result.stdout)["benchmarks"]:
+        if row.get("aggregate_name") == "median":
+            return row["real_time"]  # milliseconds (the benchmark's unit)
+    raise RuntimeError(f"{name}: no median in the benchmark output")
+
+
+def span(values):
+    low, high = min(values), max(values)
+    return f"{low:.3g}" if len(values) == 1 or abs(high - low) < 0.005 * low else f"{low:.3g}-{high:.3g}"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--configs", default="tiny,mini,small,base")
+    parser.add_argument("--seq", default="8,32,128,512")
+    parser.add_argument("--batch", default="1,8")
+    parser.add_argument("--threads", default="1,2")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--min-time", type=float, default=1.0, help="seconds per measurement")
+    parser.add_argument("--build-dir", default=str(ROOT / "build"))
+    args = parser.parse_args()
+
+    import torch
+    blas = blas_library()
+    print(f"PyTorch {torch.__version__}, BLAS: {blas}")
+    if "openblas" not in blas.lower():
+        sys.exit("refusing to compare: PyTorch is not running on OpenBLAS "
+                 "(install libopenblas0-pthread; see update-alternatives --display "
+                 "libblas.so.3-x86_64-linux-gnu)")
+    bench = pathlib.Path(args.build_dir) / "bench" / "encoder_bench"
+    if not bench.exists():
+        sys.exit(f"{bench} not found: build the project first")
+
+    print(f"date: {time.strftime('%Y-%m-%d')}, rounds: {args.rounds}, p50 in ms\n")
+    print("| config | batch | seq | threads | PyTorch ms | tinyenc ms | speed-up |")
+    print("|---|---|---|---|---|---|---|")
+    for preset in args.configs.split(","):
+        model = torch_model(preset)
+        for batch in map(int, args.batch.split(",")):
+            for seq in map(int, args.seq.split(",")):
+                for threads in map(int, args.threads.split(",")):
+                    torch.set_num_threads(threads)
+                    torch_times, ours = [], []
+                    for _ in range(args.rounds):
+                        torch_times.append(torch_p50(model, batch, seq, 10, args.min_time))
+                        ours.append(tinyenc_p50(bench, preset, batch, seq, threads, args.min_time))
+                    ratios = [t / o for t, o in zip(torch_times, ours)]
+                    print(f"| {preset} | {batch} | {seq} | {threads} | {span(torch_times)} | "
+                          f"{span(ours)} | {span(ratios)}x |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
