@@ -6,7 +6,8 @@
 namespace tinyenc::cli {
 namespace {
 
-RunCommand add_pending(CLI::App& root, const std::string& name, const std::string& description) {
+[[maybe_unused]] RunCommand add_pending(CLI::App& root, const std::string& name,
+                                        const std::string& description) {
   CLI::App* command = root.add_subcommand(name, description + " (not available yet)");
   command->allow_extras();
   return [name]() -> int {
@@ -15,18 +16,5 @@ RunCommand add_pending(CLI::App& root, const std::string& name, const std::strin
 }
 
 }  // namespace
-
-RunCommand add_run_command(CLI::App& root) {
-  return add_pending(root, "run", "Run a model on texts: labels, logits, embeddings");
-}
-RunCommand add_tokenize_command(CLI::App& root) {
-  return add_pending(root, "tokenize", "Split texts into tokens and ids");
-}
-RunCommand add_order_command(CLI::App& root) {
-  return add_pending(root, "order", "Word-order sensitivity experiments");
-}
-RunCommand add_bench_command(CLI::App& root) {
-  return add_pending(root, "bench", "Latency and per-stage breakdown");
-}
 
 }  // namespace tinyenc::cli

@@ -1,14 +1,18 @@
 // `tinyenc pe`: print a position-encoding table (the seed article's hand-computed example is
 // `tinyenc pe --kind sinusoidal --d-model 4 --positions 3`).
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <numbers>
 #include <string>
 #include <vector>
 
 #include "engine/pe/position_encoding.h"
 #include "engine/pe/sinusoidal.h"
 #include "tools/tinyenc/command.h"
+#include "tools/tinyenc/output.h"
+#include "tools/tinyenc/plot/position_encoding_figure.h"
 
 namespace tinyenc::cli {
 namespace {
@@ -22,6 +26,7 @@ struct PeOptions {
   bool json = false;
   bool csv = false;
   int precision = 4;
+  std::string plot;  // SVG file for the seed article's figure 2
 };
 
 // Shortest text that reads back as the same float.
@@ -124,6 +129,41 @@ void print_table(const PeOptions& options, const std::vector<float>& values) {
   }
 }
 
+// Figure 2 of the seed article: the sine of three frequencies, fast, middle and slow (periods
+// 2*pi, 2*pi*base^(1/4) and 2*pi*base^(1/2) of the d_model/2 frequencies), over the positions,
+// and the whole table as a heatmap.
+void write_plot(const PeOptions& options, const std::vector<float>& values) {
+  const int64_t pairs = options.d_model / 2;
+  const bool interleaved = options.layout != "concat";
+  plot::PositionEncodingFigure figure;
+  figure.title = options.kind + " position encoding" +
+                 (options.kind == "sinusoidal" ? " (" + options.layout + ")" : "") + ", d_model " +
+                 std::to_string(options.d_model);
+  figure.positions = options.positions;
+  figure.d_model = options.d_model;
+  figure.values = values;
+  for (int64_t frequency : {int64_t{0}, pairs / 4, pairs / 2}) {
+    const int64_t dimension = interleaved ? 2 * frequency : frequency;
+    if (!figure.curves.empty() && figure.curves.back().dimension >= dimension) continue;
+    char label[96];
+    std::snprintf(label, sizeof label, "dim %lld: sin, period %.4g",
+                  static_cast<long long>(dimension),
+                  2 * std::numbers::pi *
+                      std::pow(options.base, 2.0 * static_cast<double>(frequency) /
+                                                 static_cast<double>(options.d_model)));
+    figure.curves.push_back({dimension, label});
+  }
+  std::string svg;
+  try {
+    svg = plot::draw_position_encoding_figure(figure);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError("--plot: " + std::string(e.what()));
+  }
+  OutputSink sink(options.plot);
+  sink.write(svg);
+  sink.commit();
+}
+
 }  // namespace
 
 RunCommand add_pe_command(CLI::App& root) {
@@ -140,13 +180,17 @@ RunCommand add_pe_command(CLI::App& root) {
       ->capture_default_str();
   auto* json = command->add_flag("--json", options->json, "Print JSON");
   command->add_flag("--csv", options->csv, "Print CSV")->excludes(json);
+  command->add_option("--plot", options->plot,
+                      "Draw the table into an SVG FILE instead of printing it (curves of three "
+                      "dimensions over the positions and a heatmap; --json/--csv still print)");
   return [options] {
     const std::vector<float> values = table_for(*options);
+    if (!options->plot.empty()) write_plot(*options, values);
     if (options->json) {
       print_json(*options, values);
     } else if (options->csv) {
       print_csv(*options, values);
-    } else {
+    } else if (options->plot.empty()) {
       print_table(*options, values);
     }
     return 0;

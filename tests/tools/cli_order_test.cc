@@ -1,0 +1,391 @@
+// `tinyenc order` end to end: the seed article's claim measured on real encoders. The golden
+// model with no position encoding (and mean pooling) must not see any reordering at all, at any
+// layer; models with one must. Then the reorderings each option asks for, the output formats,
+// the pictures, and one line on stderr with exit code 2 for every kind of bad input.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/support/test_data.h"
+#include "tools/tinyenc/plot/svg_check.h"
+
+namespace {
+
+using nlohmann::json;
+using tinyenc::plot::check_svg;
+using tinyenc::plot::SvgCheck;
+
+struct Result {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::filesystem::path scratch() {
+  static const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                           ("tinyenc_cli_order_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// Runs the program with `arguments` (already shell-quoted), capturing stdout and stderr.
+Result run(const std::string& arguments) {
+  const std::filesystem::path out = scratch() / "out", err = scratch() / "err";
+  const std::string command =
+      std::string(TINYENC_BINARY) + " " + arguments + " >" + out.string() + " 2>" + err.string();
+  const int status = std::system(command.c_str());
+  Result result;
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.out = slurp(out);
+  result.err = slurp(err);
+  return result;
+}
+
+Result order(const std::string& arguments) { return run("order " + arguments); }
+
+// Single-quoted for the shell. (Built by appending: GCC 12 gives a false -Wrestrict warning for
+// "'" + string + "'", GCC bug 105329.)
+std::string quote(const std::filesystem::path& path) {
+  std::string quoted = "'";
+  quoted += path.string();
+  quoted += '\'';
+  return quoted;
+}
+
+// A golden encoder folder (config.json + model.safetensors, no tokenizer: --ids only).
+std::string golden(const std::string& name) {
+  return "-m " + quote(tinyenc::testing::source_dir() / "tests/golden/encoders" / name);
+}
+
+json results_of(const Result& result) {
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  const json document = json::parse(result.out);
+  EXPECT_TRUE(document.contains("results"));
+  return document["results"];
+}
+
+class CliOrder : public ::testing::Test {
+ protected:
+  static void TearDownTestSuite() { std::filesystem::remove_all(scratch()); }
+};
+
+TEST_F(CliOrder, WithoutPositionEncodingNoReorderingIsSeen) {
+  // Every order of five tokens: the mean-pooled output and every token's hidden state at every
+  // layer are the same, up to float rounding.
+  const json results =
+      results_of(order(golden("none") + " --ids 5,9,13,21,7 -p permutations --json"));
+  ASSERT_EQ(results.size(), 119u);  // 5! - 1
+  for (const json& result : results) {
+    EXPECT_EQ(result["pe"], "none");
+    EXPECT_LE(result["cosine_distance"].get<double>(), 1e-6) << result.dump();
+    EXPECT_LE(result["max_abs_logit_delta"].get<double>(), 1e-5) << result.dump();
+    EXPECT_FALSE(result["label_flipped"].get<bool>());
+    EXPECT_EQ(result["layer_alignment"], "token");
+    ASSERT_EQ(result["layer_distances"].size(), 3u);  // embeddings, after layer 1, after layer 2
+    for (const json& distance : result["layer_distances"]) EXPECT_LE(distance.get<double>(), 1e-6);
+  }
+}
+
+TEST_F(CliOrder, RotaryEncodingSeesOrderInsideAttentionOnly) {
+  const json results =
+      results_of(order(golden("rope_half") + " --ids 1,7,13,19,25,31,37 -p reverse --json"));
+  ASSERT_EQ(results.size(), 1u);
+  const json& result = results[0];
+  EXPECT_EQ(result["pe"], "rope");
+  EXPECT_EQ(result["perturbation"], "reverse");
+  EXPECT_EQ(result["perturbed_text"], "37,31,25,19,13,7,1");
+  EXPECT_EQ(result["order"], json({6, 5, 4, 3, 2, 1, 0}));
+  EXPECT_GT(result["cosine_distance"].get<double>(), 1e-3);
+  // RoPE rotates q and k inside attention: the embeddings (layer 0) carry no position at all.
+  EXPECT_LE(result["layer_distances"][0].get<double>(), 1e-6);
+  EXPECT_GT(result["layer_distances"][2].get<double>(), 1e-4);
+}
+
+TEST_F(CliOrder, LearnedPositionsEnterAtTheEmbeddings) {
+  const json results =
+      results_of(order(golden("learned_roberta") + " --ids 1,7,13,19,25 --positions 0,4 --json"));
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0]["perturbation"], "swap 0,4");
+  EXPECT_GT(results[0]["layer_distances"][0].get<double>(), 1e-2);
+  EXPECT_GT(results[0]["cosine_distance"].get<double>(), 1e-3);
+}
+
+TEST_F(CliOrder, AlibiCannotSeeAReversalButSeesASwap) {
+  // ALiBi's bias -m|i - j| is the same for a sequence and its mirror image.
+  const json reversed =
+      results_of(order(golden("alibi") + " --ids 1,7,13,19,25 -p reverse --json"));
+  EXPECT_LE(reversed[0]["cosine_distance"].get<double>(), 1e-6);
+  const json swapped =
+      results_of(order(golden("alibi") + " --ids 1,7,13,19,25 --positions 0,1 --json"));
+  EXPECT_GT(swapped[0]["cosine_distance"].get<double>(), 1e-5);
+}
+
+TEST_F(CliOrder, PerturbationsMakeTheRightReorderings) {
+  // Every swap of 4 tokens: 6; with a repeated id the swap of the two equal ones changes nothing
+  // and is left out.
+  json results = results_of(order(golden("none") + " --ids 1,2,3,4 --json"));
+  ASSERT_EQ(results.size(), 6u);
+  EXPECT_EQ(results[0]["perturbation"], "swap 0,1");
+  EXPECT_EQ(results[0]["perturbed_text"], "2,1,3,4");
+  EXPECT_EQ(results[5]["perturbation"], "swap 2,3");
+  EXPECT_EQ(results_of(order(golden("none") + " --ids 1,2,1,4 --json")).size(), 5u);
+
+  results = results_of(order(golden("none") + " --ids 1,2,3,4 -p permutations --json"));
+  EXPECT_EQ(results.size(), 23u);
+
+  // Shuffles: as many as asked, none the original, the same for the same seed.
+  const std::string shuffle = golden("none") + " --ids 1,2,3,4,5,6 -p shuffle --shuffles 5 --json";
+  results = results_of(order(shuffle + " --seed 7"));
+  ASSERT_EQ(results.size(), 5u);
+  for (const json& result : results) EXPECT_NE(result["perturbed_text"], "1,2,3,4,5,6");
+  EXPECT_EQ(results, results_of(order(shuffle + " --seed 7")));
+  EXPECT_NE(results, results_of(order(shuffle + " --seed 8")));
+}
+
+TEST_F(CliOrder, SeveralModelsAndSentencesInOneRun) {
+  const Result result = order(golden("none") + " " + golden("rope_half") +
+                              " --ids 1,2,3 --ids 4,5,6,7 -p reverse --json");
+  const json results = results_of(result);
+  ASSERT_EQ(results.size(), 4u);
+  EXPECT_EQ(results[0]["text"], "1,2,3");
+  EXPECT_EQ(results[1]["text"], "4,5,6,7");
+  EXPECT_EQ(results[2]["pe"], "rope");
+  for (const char* key :
+       {"model", "pe", "text", "perturbation", "perturbed_text", "cosine_distance",
+        "max_abs_logit_delta", "label", "perturbed_label", "layer_distances"}) {
+    EXPECT_TRUE(results[0].contains(key)) << key;
+  }
+  EXPECT_EQ(results[0]["label"], "c");  // id2label of the golden config: a, b, c
+}
+
+TEST_F(CliOrder, TableShowsModelsAsRows) {
+  const Result result =
+      order(golden("none") + " " + golden("rope_half") + " --ids 1,7,13,19,25,31,37 -p reverse");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.err, "");
+  EXPECT_NE(result.out.find("1,7,13,19,25,31,37  \u2192  37,31,25,19,13,7,1  (reverse, by token)"),
+            std::string::npos)
+      << result.out;
+  EXPECT_NE(result.out.find("\n  none       none "), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("\n  rope_half  rope "), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("cos distance"), std::string::npos);
+
+  // Several reorderings: means, the largest, and how many flipped the label.
+  const Result swaps = order(golden("none") + " --ids 1,2,3,4");
+  ASSERT_EQ(swaps.exit_code, 0) << swaps.err;
+  EXPECT_NE(swaps.out.find("6 reorderings"), std::string::npos) << swaps.out;
+  EXPECT_NE(swaps.out.find("0/6"), std::string::npos) << swaps.out;
+}
+
+TEST_F(CliOrder, CompareTakesTheSentencesInPairs) {
+  json results = results_of(
+      order(golden("none") + " --compare --ids 1,2,3 --ids 3,1,2 --ids 1,2,3 --ids 1,2,4 --json"));
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0]["perturbation"], "compare");
+  EXPECT_EQ(results[0]["perturbed_text"], "3,1,2");
+  EXPECT_LE(results[0]["cosine_distance"].get<double>(), 1e-6);
+  EXPECT_EQ(results[0]["layer_alignment"], "token");  // B is A rearranged
+  EXPECT_EQ(results[1]["layer_alignment"], "mean");   // a different token: no alignment
+  EXPECT_GT(results[1]["cosine_distance"].get<double>(), 1e-6);
+
+  const Result table = order(golden("none") + " --compare --ids 1,2,3 --ids 3,1,2");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("A: 1,2,3\nB: 3,1,2\n"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("label A"), std::string::npos);
+}
+
+TEST_F(CliOrder, CsvHasARowPerReordering) {
+  const Result result = order(golden("none") + " --ids 1,2,3 --csv");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  std::vector<std::string> lines;
+  std::stringstream stream(result.out);
+  for (std::string line; std::getline(stream, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 4u);  // header + 3 swaps
+  EXPECT_EQ(lines[0],
+            "model,pe,text,perturbation,perturbed_text,cosine_distance,max_abs_logit_delta,label,"
+            "perturbed_label,label_flipped,layer_alignment,layer_0,layer_1,layer_2");
+  EXPECT_NE(lines[1].find(",none,\"1,2,3\",\"swap 0,1\",\"2,1,3\","), std::string::npos)
+      << lines[1];
+}
+
+TEST_F(CliOrder, OutputFileIsWrittenWhole) {
+  const std::filesystem::path file = scratch() / "order.json";
+  const Result result = order(golden("none") + " --ids 1,2,3 --json -o " + quote(file));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, "");
+  EXPECT_EQ(json::parse(slurp(file))["results"].size(), 3u);
+  for (const auto& entry : std::filesystem::directory_iterator(scratch())) {
+    EXPECT_EQ(entry.path().filename().string().find(".tmp."), std::string::npos) << entry.path();
+  }
+}
+
+TEST_F(CliOrder, PlotDrawsTheArticlesFigureForEveryModel) {
+  const std::filesystem::path dir = scratch() / "pictures";
+  const Result result = order(golden("none") + " " + golden("rope_half") +
+                              " --ids 3,4,5,6 -p reverse --plot " + quote(dir));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  for (const char* name : {"none-attention.svg", "rope_half-attention.svg"}) {
+    const SvgCheck check = check_svg(slurp(dir / name));
+    ASSERT_TRUE(check.ok()) << name << ": " << check.error;
+    // 4 heads x (A, B, B in A's order) x 4 x 4 tokens.
+    EXPECT_EQ(check.count("cell"), 4 * 3 * 16) << name;
+    EXPECT_GT(check.width, 0);
+    EXPECT_NE(check.text.find("A: 3,4,5,6"), std::string::npos);
+    EXPECT_NE(check.text.find("B: 6,5,4,3"), std::string::npos);
+  }
+  const SvgCheck summary = check_svg(slurp(dir / "summary.svg"));
+  ASSERT_TRUE(summary.ok()) << summary.error;
+  EXPECT_EQ(summary.count("bar"), 2);
+  const SvgCheck layers = check_svg(slurp(dir / "layers.svg"));
+  ASSERT_TRUE(layers.ok()) << layers.error;
+  EXPECT_EQ(layers.count("series"), 2);
+  EXPECT_EQ(layers.count("point"), 2 * 3);
+}
+
+TEST_F(CliOrder, NoPositionEncodingDrawsThePermutedMatrixBackIdentical) {
+  // The third panel of the figure is the second put back in the first's token order: for an
+  // order-blind model its cells (their hover values) repeat the first panel's exactly.
+  const std::filesystem::path dir = scratch() / "blind";
+  const Result result = order(golden("none") + " --ids 3,4,5 -p reverse --plot " + quote(dir));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const std::string svg = slurp(dir / "none-attention.svg");
+  std::vector<std::string> titles;
+  for (size_t at = svg.find("<title>"); at != std::string::npos; at = svg.find("<title>", at + 1)) {
+    titles.push_back(svg.substr(at, svg.find("</title>", at) - at));
+  }
+  // Panels are drawn one after another, each head by head: A, then B, then B in A's order.
+  ASSERT_EQ(titles.size(), 3u * 4 * 9);
+  const size_t panel = 4 * 9;
+  for (size_t i = 0; i < panel; ++i) EXPECT_EQ(titles[i], titles[2 * panel + i]) << i;
+}
+
+TEST_F(CliOrder, TextsWithATokenizer) {
+  TINYENC_REQUIRE_TESTDATA(testdata);
+  const std::string model = "-m " + quote(testdata / "models/tiny_bert");
+  // Words: 6 words, 15 swaps less the one that exchanges the two "the".
+  json results = results_of(order(model + " 'the cat sat on the mat' --json"));
+  ASSERT_EQ(results.size(), 14u);
+  EXPECT_EQ(results[0]["perturbed_text"], "cat the sat on the mat");
+  EXPECT_EQ(results[0]["unit"], "word");
+  EXPECT_EQ(results[0]["pe"], "learned");
+  EXPECT_TRUE(results[0]["label"].is_null());  // BertModel: no classification head
+  EXPECT_TRUE(results[0]["max_abs_logit_delta"].is_null());
+  EXPECT_EQ(results[0]["layer_alignment"], "token");  // each word tokenizes on its own
+  EXPECT_GT(results[0]["layer_distances"][0].get<double>(), 1e-3);
+
+  // Characters reversed tokenize differently: each layer's mean state is compared instead.
+  results = results_of(order(model + " --unit char -p reverse 'the cat' --json"));
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0]["perturbed_text"], "tac eht");
+  EXPECT_EQ(results[0]["layer_alignment"], "mean");
+
+  // Tokens: ids permuted directly, [CLS] and [SEP] left where they are.
+  results = results_of(order(model + " --unit token -p reverse 'on the' --json"));
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0]["perturbed_text"], "the on");
+  EXPECT_EQ(results[0]["layer_alignment"], "token");
+
+  // --models takes the folders; what follows them and is not a folder is a sentence.
+  const Result models =
+      order("--models " + quote(testdata / "models/tiny_bert") + " 'on the' -p reverse --json");
+  EXPECT_EQ(results_of(models).size(), 1u);
+
+  // Text that is not UTF-8 is bad input.
+  const std::filesystem::path invalid = scratch() / "invalid.txt";
+  std::ofstream(invalid) << "caf\xc3 au lait\n";
+  const Result bad = order(model + " -i " + quote(invalid));
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_EQ(bad.err.rfind("tinyenc: error: ", 0), 0u) << bad.err;
+
+  const Result table = order(model + " --unit char -p reverse 'the cat'");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find(" *\n"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("* the reordered text tokenized differently"), std::string::npos);
+}
+
+TEST_F(CliOrder, ChineseCharactersAreWords) {
+  TINYENC_REQUIRE_TESTDATA(testdata);
+  const std::string model = "-m " + quote(testdata / "models/tiny_bert");
+  const json results = results_of(order(model + " 我打你 -p reverse --json"));
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0]["perturbed_text"], "你打我");
+  const Result file_input = order(model + " -p reverse --json -i " + quote([] {
+                                    const std::filesystem::path path = scratch() / "sentences.txt";
+                                    std::ofstream(path) << "我打你\r\n\nyou hit me\n";
+                                    return path;
+                                  }()));
+  const json from_file = results_of(file_input);
+  ASSERT_EQ(from_file.size(), 2u);
+  EXPECT_EQ(from_file[1]["perturbed_text"], "me hit you");
+}
+
+TEST_F(CliOrder, ShippedModelsTellWhoHitWhom) {
+  // The README's experiment on the shipped "who did it?" models, when they are in the tree.
+  const std::filesystem::path pretrained = tinyenc::testing::source_dir() / "models/pretrained";
+  if (!std::filesystem::exists(pretrained / "order-none/config.json") ||
+      !std::filesystem::exists(pretrained / "order-rope/config.json")) {
+    GTEST_SKIP() << "no shipped order-* models under " << pretrained;
+  }
+  const json results =
+      results_of(order("--compare --json --models " + quote(pretrained / "order-none") + " " +
+                       quote(pretrained / "order-rope") + " 我打你 你打我"));
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0]["pe"], "none");
+  EXPECT_LE(results[0]["cosine_distance"].get<double>(), 1e-6);
+  EXPECT_FALSE(results[0]["label_flipped"].get<bool>());  // blind: the same answer twice
+  EXPECT_EQ(results[0]["layer_alignment"], "token");
+  EXPECT_EQ(results[1]["pe"], "rope");
+  EXPECT_GT(results[1]["cosine_distance"].get<double>(), 1e-2);
+  EXPECT_TRUE(results[1]["label_flipped"].get<bool>());  // the agent changes
+}
+
+TEST_F(CliOrder, BadInputIsOneLineAndExitTwo) {
+  const std::string none = golden("none");
+  const std::vector<std::string> cases = {
+      "--ids 1,2,3",                                    // no model
+      none,                                             // no sentences
+      none + " --ids 1,2,3 --compare",                  // odd number for pairs
+      none + " --ids 1,2,3,4,5,6,7,8 -p permutations",  // 8! orders
+      none + " --ids 1,2,3 --positions 0,5",            // past the end
+      none + " --ids 1,2,3 --positions 1,1",            // the same position twice
+      none + " --ids 1,2,3 --positions 0,1 -p reverse",
+      none + " --ids 1,2,3 --unit word",  // ids have no words
+      none + " --ids 1,2,3 -p sideways",  // unknown perturbation
+      none + " 'a sentence'",             // the golden folder has no tokenizer
+      none + " --ids 5",                  // one token: nothing to reorder
+      none + " --ids 5,5,5",              // every order is the same
+      none + " --ids 1,x",
+      none + " --ids 1,999",  // outside the vocabulary of 50
+      none + " --ids 1,2,3 --shuffles 0 -p shuffle",
+      none + " --ids 1,2,3 -o " + quote(scratch() / "no/such/folder/out.json"),
+      "--models " + quote(scratch() / "missing") + " " +
+          quote(tinyenc::testing::source_dir() / "tests/golden/encoders/none") + " --ids 1,2",
+      "-m " + quote(scratch() / "missing") + " --ids 1,2",
+  };
+  for (const std::string& arguments : cases) {
+    const Result result = order(arguments);
+    EXPECT_EQ(result.exit_code, 2) << arguments << "\n" << result.err;
+    EXPECT_EQ(result.err.rfind("tinyenc: error: ", 0), 0u) << arguments << "\n" << result.err;
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << arguments << "\n"
+                                                                         << result.err;
+    EXPECT_EQ(result.out, "") << arguments;
+  }
+}
+
+}  // namespace

@@ -1,0 +1,192 @@
+// `tinyenc tokenize` end to end: the table and JSON outputs, pairs and --no-special, and one
+// line on stderr with exit code 2 for every kind of bad input.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/support/test_data.h"
+
+namespace {
+
+struct Result {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A scratch folder for this test program, removed at the end.
+std::filesystem::path scratch() {
+  static const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() /
+      ("tinyenc_cli_tokenize_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// Runs the program with `arguments` (already shell-quoted), capturing stdout and stderr.
+Result run(const std::string& arguments) {
+  const std::filesystem::path out = scratch() / "out", err = scratch() / "err";
+  const std::string command =
+      std::string(TINYENC_BINARY) + " " + arguments + " >" + out.string() + " 2>" + err.string();
+  const int status = std::system(command.c_str());
+  Result result;
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.out = slurp(out);
+  result.err = slurp(err);
+  return result;
+}
+
+// Single-quoted for the shell. (Built by appending: GCC 12 gives a false -Wrestrict warning for
+// "'" + string + "'", GCC bug 105329.)
+std::string quote(const std::filesystem::path& path) {
+  std::string quoted = "'";
+  quoted += path.string();
+  quoted += '\'';
+  return quoted;
+}
+
+// A BERT folder of our own: vocab.txt (and nothing else), so these tests need no shared data.
+std::filesystem::path bert_folder() {
+  const std::filesystem::path dir = scratch() / "bert";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "vocab.txt") << "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\ncat\nsat\n"
+                                      "un\n##aff\n##able\n.\n";
+  return dir;
+}
+
+class CliTokenize : public ::testing::Test {
+ protected:
+  static void TearDownTestSuite() { std::filesystem::remove_all(scratch()); }
+};
+
+TEST_F(CliTokenize, TableShowsIdsPiecesAndBytes) {
+  const Result result = run("tokenize -m " + quote(bert_folder()) + " 'The unaffable cat.'");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.err, "");
+  EXPECT_NE(result.out.find("tokenizer: WordPiece, 12 tokens"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("text 1, 8 tokens: 'The unaffable cat.'"), std::string::npos);
+  EXPECT_NE(result.out.find("    1        5 0-3        the     'The'"), std::string::npos)
+      << result.out;
+  EXPECT_NE(result.out.find("    3        9 6-9        ##aff   'aff'"), std::string::npos);
+  EXPECT_NE(result.out.find("    7        3            [SEP]\n"), std::string::npos);
+}
+
+TEST_F(CliTokenize, JsonHasOneInputPerText) {
+  const Result result =
+      run("tokenize --json --tokenizer " + quote(bert_folder() / "vocab.txt") + " 'the cat' sat");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const nlohmann::json doc = nlohmann::json::parse(result.out);
+  ASSERT_EQ(doc.at("inputs").size(), 2u);
+  const nlohmann::json& first = doc["inputs"][0];
+  EXPECT_EQ(first.at("text"), "the cat");
+  EXPECT_EQ(first.at("tokens"), nlohmann::json({"[CLS]", "the", "cat", "[SEP]"}));
+  EXPECT_EQ(first.at("ids"), nlohmann::json({2, 5, 6, 3}));
+  EXPECT_EQ(first.at("token_type_ids"), nlohmann::json({0, 0, 0, 0}));
+  EXPECT_EQ(first.at("offsets"), nlohmann::json({{0, 0}, {0, 3}, {4, 7}, {0, 0}}));
+  EXPECT_EQ(first.at("sequence_ids"), nlohmann::json({nullptr, 0, 0, nullptr}));
+  EXPECT_EQ(doc["inputs"][1].at("ids"), nlohmann::json({2, 7, 3}));
+}
+
+TEST_F(CliTokenize, PairsAndNoSpecial) {
+  Result result = run("tokenize --json --pair -m " + quote(bert_folder()) + " 'the cat' sat");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  nlohmann::json doc = nlohmann::json::parse(result.out);
+  ASSERT_EQ(doc.at("inputs").size(), 1u);
+  EXPECT_EQ(doc["inputs"][0].at("text_pair"), "sat");
+  EXPECT_EQ(doc["inputs"][0].at("ids"), nlohmann::json({2, 5, 6, 3, 7, 3}));
+  EXPECT_EQ(doc["inputs"][0].at("token_type_ids"), nlohmann::json({0, 0, 0, 0, 1, 1}));
+
+  result = run("tokenize --json --no-special -m " + quote(bert_folder()) + " 'the cat'");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  doc = nlohmann::json::parse(result.out);
+  EXPECT_EQ(doc["inputs"][0].at("tokens"), nlohmann::json({"the", "cat"}));
+
+  result = run("tokenize --pair -m " + quote(bert_folder()) + " 'the cat' sat");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("pair 1, 6 tokens: 'the cat' + 'sat'"), std::string::npos)
+      << result.out;
+}
+
+TEST_F(CliTokenize, T5ModelAppendsEos) {
+  TINYENC_REQUIRE_TESTDATA(testdata);
+  const nlohmann::json expected = tinyenc::testing::read_json(testdata / "t5/expected.json");
+  const nlohmann::json& item = expected.at("cases").at(0);
+  ASSERT_EQ(item.at("model"), "t5_tokenizer_base.model");
+  const Result result =
+      run("tokenize --json --tokenizer " + quote(testdata / "t5/t5_tokenizer_base.model") + " '" +
+          item.at("text").get<std::string>() + "'");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const nlohmann::json doc = nlohmann::json::parse(result.out);
+  EXPECT_EQ(doc["inputs"][0].at("ids"), item.at("ids_with_eos"));
+}
+
+TEST_F(CliTokenize, TinyBertFolderUsesTokenizerJson) {
+  TINYENC_REQUIRE_TESTDATA(testdata);
+  const Result result =
+      run("tokenize --json -m " + quote(testdata / "models/tiny_bert") + " 'The model is new.'");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const nlohmann::json doc = nlohmann::json::parse(result.out);
+  EXPECT_EQ(doc["inputs"][0].at("ids"), nlohmann::json({2, 74, 122, 75, 88, 42, 3}));
+}
+
+int count_lines(const std::string& text) {
+  int lines = 0;
+  for (char c : text) lines += c == '\n';
+  return lines;
+}
+
+// Bad input: exit code 2, nothing on stdout, one line on stderr that says what was wrong.
+void expect_bad_input(const std::string& arguments, const std::string& mentions) {
+  const Result result = run(arguments);
+  EXPECT_EQ(result.exit_code, 2) << arguments;
+  EXPECT_EQ(result.out, "") << arguments;
+  EXPECT_EQ(count_lines(result.err), 1) << arguments << ": " << result.err;
+  EXPECT_EQ(result.err.rfind("tinyenc: error: ", 0), 0u) << result.err;
+  EXPECT_NE(result.err.find(mentions), std::string::npos) << arguments << ": " << result.err;
+}
+
+TEST_F(CliTokenize, BadInputExitsWithTwoAndOneLine) {
+  const std::filesystem::path dir = scratch() / "bad";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "garbage.model") << "\x01\x02 not a model";
+  std::ofstream(dir / "empty.txt") << "";
+  std::ofstream(dir / "tokenizer.json") << R"({"model": {"type": "WordPiece", "vocab": [1]}})";
+  std::ofstream(dir / "broken.json") << "{\"model\": ";
+  const std::string bert = quote(bert_folder());
+
+  expect_bad_input("tokenize hello", "-m DIR");
+  expect_bad_input("tokenize -m " + bert, "TEXT is required");
+  expect_bad_input("tokenize -m " + bert + " --tokenizer x hi", "excludes");
+  expect_bad_input("tokenize -m " + quote(dir / "missing") + " hi", "missing: no such folder");
+  expect_bad_input("tokenize -m " + quote(scratch()) + " hi", "no tokenizer.model, tokenizer.json");
+  expect_bad_input("tokenize -m " + quote(dir) + " hi",
+                   "tokenizer.json: model.vocab: expected an object");
+  expect_bad_input("tokenize --tokenizer " + quote(dir / "garbage.model") + " hi",
+                   "garbage.model: not a sentencepiece model");
+  expect_bad_input("tokenize --tokenizer " + quote(dir / "empty.txt") + " hi",
+                   "empty.txt: empty file");
+  expect_bad_input("tokenize --tokenizer " + quote(dir / "broken.json") + " hi",
+                   "broken.json: not valid JSON");
+  expect_bad_input("tokenize --tokenizer " + quote(dir / "nothing.txt") + " hi",
+                   "nothing.txt: no such file");
+  expect_bad_input("tokenize -m " + bert + " ok \"$(printf 'bad\\377')\"",
+                   "text 2: invalid UTF-8 at byte 3");
+  expect_bad_input("tokenize --pair -m " + bert + " one two three", "--pair takes the texts two");
+}
+
+}  // namespace

@@ -1,0 +1,336 @@
+// The SVG pictures: the writer escapes what it must and nothing else, each chart draws the
+// number of shapes its data implies inside a document of the size it declares, the checker
+// rejects what is not well-formed, and `tinyenc pe --plot` writes figure 2 of the seed article.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tools/tinyenc/plot/attention_figure.h"
+#include "tools/tinyenc/plot/axis.h"
+#include "tools/tinyenc/plot/color.h"
+#include "tools/tinyenc/plot/heatmap.h"
+#include "tools/tinyenc/plot/position_encoding_figure.h"
+#include "tools/tinyenc/plot/sensitivity_figures.h"
+#include "tools/tinyenc/plot/svg.h"
+#include "tools/tinyenc/plot/svg_check.h"
+#include "tools/tinyenc/plot/text_metrics.h"
+
+namespace {
+
+using namespace tinyenc::plot;
+
+TEST(Svg, EscapesMarkupCharactersAndKeepsUtf8) {
+  EXPECT_EQ(xml_escape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&apos;");
+  EXPECT_EQ(xml_escape("我打你"), "我打你");
+  EXPECT_EQ(xml_escape("tab\there\x01"), "tab\there ");  // C0 controls are not XML
+}
+
+TEST(Svg, NumbersHaveAtMostTwoDecimals) {
+  EXPECT_EQ(svg_number(12.5), "12.5");
+  EXPECT_EQ(svg_number(3.0), "3");
+  EXPECT_EQ(svg_number(1.236), "1.24");
+  EXPECT_EQ(svg_number(-0.001), "0");
+  EXPECT_EQ(svg_number(-7.25), "-7.25");
+  EXPECT_EQ(svg_number(std::numeric_limits<double>::quiet_NaN()), "0");
+}
+
+TEST(Svg, DocumentDeclaresItsSizeAndReadsBack) {
+  SvgDocument svg(320, 200);
+  svg.open_group("things");
+  svg.rect(1, 2, 3, 4, "#ff0000", "cell", "a & b");
+  svg.text(10, 20, "<我打你> & \"你打我\"", {.size = 12, .anchor = Anchor::kMiddle, .rotate = -90});
+  svg.polyline({{0, 0}, {10, 10}}, "#000", 1, "series");
+  svg.circle({5, 5}, 2, "#00f", "point");
+  svg.close_group();
+  const std::string document = svg.document();
+  const SvgCheck check = check_svg(document);
+  ASSERT_TRUE(check.ok()) << check.error << "\n" << document;
+  EXPECT_EQ(check.width, 320);
+  EXPECT_EQ(check.height, 200);
+  EXPECT_EQ(check.count("cell"), 1);
+  EXPECT_EQ(check.count("series"), 1);
+  EXPECT_EQ(check.count("point"), 1);
+  EXPECT_NE(check.text.find("<我打你> & \"你打我\""), std::string::npos);
+  EXPECT_NE(check.text.find("a & b"), std::string::npos);
+  EXPECT_NE(document.find("width=\"320\" height=\"200\" viewBox=\"0 0 320 200\""),
+            std::string::npos);
+}
+
+TEST(Svg, UnbalancedGroupsAreProgrammingErrors) {
+  SvgDocument svg(10, 10);
+  EXPECT_THROW(svg.close_group(), std::logic_error);
+  svg.open_group("open");
+  EXPECT_THROW(svg.document(), std::logic_error);
+  EXPECT_THROW(SvgDocument(0, 10), std::invalid_argument);
+}
+
+TEST(SvgCheck, RejectsWhatIsNotWellFormed) {
+  const std::string head =
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10\" height=\"20\" viewBox=\"0 0 10 20\">";
+  EXPECT_TRUE(check_svg(head + "<g><rect class=\"cell\"/></g></svg>").ok());
+  EXPECT_FALSE(check_svg(head + "<g></svg>").ok());                  // unclosed <g>
+  EXPECT_FALSE(check_svg(head + "</g></svg>").ok());                 // stray close
+  EXPECT_FALSE(check_svg(head + "<text>a & b</text></svg>").ok());   // bare &
+  EXPECT_FALSE(check_svg(head + "<text>&nbsp;</text></svg>").ok());  // not an XML entity
+  EXPECT_FALSE(check_svg(head + "<rect x=1/></svg>").ok());          // unquoted attribute
+  EXPECT_FALSE(check_svg(head + "</svg><svg/>").ok());               // two roots
+  EXPECT_FALSE(check_svg(head).ok());                                // never closed
+  EXPECT_FALSE(check_svg("<html></html>").ok());
+  EXPECT_FALSE(check_svg("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10\" height=\"20\">"
+                         "</svg>")
+                   .ok());  // no viewBox
+  EXPECT_FALSE(check_svg("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10.5\" height=\"20\" "
+                         "viewBox=\"0 0 10.5 20\"></svg>")
+                   .ok());  // not whole pixels
+  EXPECT_TRUE(check_svg("<?xml version=\"1.0\"?>\n<!-- c -->" + head + "&#x4e00;&#20;</svg>").ok());
+}
+
+TEST(TextMetrics, WideCharactersTakeTwoColumns) {
+  EXPECT_EQ(display_columns("abc"), 3);
+  EXPECT_EQ(display_columns("我打你"), 6);
+  EXPECT_EQ(display_columns("a我"), 3);
+  EXPECT_EQ(display_columns("\xff"), 1);  // invalid byte: one column
+  EXPECT_DOUBLE_EQ(text_width("我", 10), 10);
+  EXPECT_DOUBLE_EQ(text_width("ab", 10), 12);
+  EXPECT_EQ(fit_text("short", 10, 100), "short");
+  const std::string cut = fit_text("我打你我打你我打你", 10, 45);
+  EXPECT_EQ(cut, "我打你\u2026");
+  EXPECT_LE(text_width(cut, 10), 45);
+}
+
+TEST(Color, ScalesHaveFixedEndsAndClamp) {
+  EXPECT_EQ(sequential_color(0), "#fcfbfd");
+  EXPECT_EQ(sequential_color(1), "#3f007d");
+  EXPECT_EQ(sequential_color(7), "#3f007d");
+  EXPECT_EQ(sequential_color(std::nan("")), "#bbbbbb");
+  EXPECT_EQ(diverging_color(-1), "#2166ac");
+  EXPECT_EQ(diverging_color(0), "#f7f7f7");
+  EXPECT_EQ(diverging_color(1), "#b2182b");
+  EXPECT_EQ(series_color(0), series_color(10));
+  EXPECT_NE(position_encoding_color("none"), position_encoding_color("rope"));
+}
+
+TEST(Axis, NiceTicksFrameTheData) {
+  const std::vector<double> ticks = nice_ticks(0, 1);
+  ASSERT_EQ(ticks.size(), 6u);
+  EXPECT_DOUBLE_EQ(ticks.front(), 0);
+  EXPECT_NEAR(ticks[1], 0.2, 1e-12);
+  EXPECT_DOUBLE_EQ(ticks.back(), 1);
+  const std::vector<double> small = nice_ticks(0, 0.013);
+  EXPECT_LE(small.front(), 0);
+  EXPECT_GE(small.back(), 0.013);
+  const std::vector<double> flat = nice_ticks(0, 0);  // a single value still gets an axis
+  EXPECT_LT(flat.front(), flat.back());
+  EXPECT_EQ(tick_label(0.25, 0.05), "0.25");
+  EXPECT_EQ(tick_label(40, 10), "40");
+  EXPECT_EQ(tick_label(1.5e-4, 5e-5), "1.5e-04");
+  EXPECT_EQ(tick_label(0, 5e-5), "0");
+}
+
+TEST(Heatmap, OneCellPerValue) {
+  Heatmap heatmap;
+  heatmap.rows = 3;
+  heatmap.columns = 4;
+  heatmap.values.assign(12, 0.5f);
+  heatmap.color = sequential_color;
+  heatmap.row_labels = {"我", "打", "你"};
+  heatmap.column_labels = {"a", "b", "c", "a much longer label"};
+  heatmap.tooltip = [](int64_t r, int64_t c, float) {
+    return std::to_string(r) + "," + std::to_string(c);
+  };
+  SvgDocument svg(400, 300);
+  draw_heatmap(svg, 100, 150, heatmap);
+  const SvgCheck check = check_svg(svg.document());
+  ASSERT_TRUE(check.ok()) << check.error;
+  EXPECT_EQ(check.count("cell"), 12);
+  EXPECT_NE(check.text.find("2,3"), std::string::npos);
+  EXPECT_NE(check.text.find("我"), std::string::npos);
+  EXPECT_GT(heatmap.column_label_height(), text_width("a much longer label", 11));  // rotated
+
+  heatmap.values.pop_back();
+  EXPECT_THROW(draw_heatmap(svg, 0, 0, heatmap), std::invalid_argument);
+  heatmap.values.push_back(0);
+  heatmap.row_labels.pop_back();
+  EXPECT_THROW(draw_heatmap(svg, 0, 0, heatmap), std::invalid_argument);
+}
+
+// A [heads, T, T] block of softmax rows, each row a permutation of the same values.
+std::vector<float> attention(int64_t heads, int64_t tokens) {
+  std::vector<float> values;
+  for (int64_t h = 0; h < heads; ++h) {
+    for (int64_t q = 0; q < tokens; ++q) {
+      for (int64_t k = 0; k < tokens; ++k) {
+        values.push_back(static_cast<float>((q + k + h) % tokens + 1) /
+                         static_cast<float>(tokens * (tokens + 1) / 2));
+      }
+    }
+  }
+  return values;
+}
+
+TEST(AttentionFigure, HeadsTimesPanelsOfTokenSquares) {
+  AttentionFigure figure;
+  figure.title = "order-none (pe none): attention of layer 1";
+  figure.note = "rows: queries";
+  figure.heads = 2;
+  figure.panels.push_back({"A: 我打你", {"[CLS]", "我", "打", "你", "[SEP]"}, attention(2, 5)});
+  figure.panels.push_back({"B: 你打我", {"[CLS]", "你", "打", "我", "[SEP]"}, attention(2, 5)});
+  figure.panels.push_back(
+      {"B in A's order", {"[CLS]", "我", "打", "你", "[SEP]"}, attention(2, 5)});
+  const std::string document = draw_attention_figure(figure);
+  const SvgCheck check = check_svg(document);
+  ASSERT_TRUE(check.ok()) << check.error;
+  EXPECT_EQ(check.count("cell"), 2 * 3 * 5 * 5);
+  EXPECT_GT(check.width, 600);
+  EXPECT_GT(check.height, 2 * 100);
+  EXPECT_NE(check.text.find("A: 我打你"), std::string::npos);
+  EXPECT_NE(check.text.find("head 2"), std::string::npos);
+  EXPECT_NE(check.text.find("[CLS] \u2192 你"), std::string::npos);  // a cell's tooltip
+
+  figure.panels[1].probabilities.pop_back();
+  EXPECT_THROW(draw_attention_figure(figure), std::invalid_argument);
+  figure.panels.clear();
+  EXPECT_THROW(draw_attention_figure(figure), std::invalid_argument);
+}
+
+TEST(AttentionFigure, LongCaptionsAreCut) {
+  AttentionFigure figure;
+  figure.title = "t";
+  figure.heads = 1;
+  const std::string long_text(400, 'x');
+  figure.panels.push_back({long_text, {"a", "b"}, attention(1, 2)});
+  const SvgCheck check = check_svg(draw_attention_figure(figure));
+  ASSERT_TRUE(check.ok()) << check.error;
+  EXPECT_EQ(check.text.find(long_text), std::string::npos);
+  EXPECT_LT(check.width, 600);
+}
+
+TEST(PositionEncodingFigure, CurvesAndACellPerValue) {
+  PositionEncodingFigure figure;
+  figure.title = "sinusoidal";
+  figure.positions = 7;
+  figure.d_model = 6;
+  for (int64_t pos = 0; pos < 7; ++pos) {
+    for (int64_t i = 0; i < 6; ++i) figure.values.push_back(std::sin(pos * (i + 1) * 0.3f));
+  }
+  figure.curves = {{0, "dim 0"}, {2, "dim 2"}, {4, "dim 4"}};
+  const SvgCheck check = check_svg(draw_position_encoding_figure(figure));
+  ASSERT_TRUE(check.ok()) << check.error;
+  EXPECT_EQ(check.count("cell"), 7 * 6);
+  EXPECT_EQ(check.count("series"), 3);
+  EXPECT_EQ(check.count("point"), 3 * 7);
+  EXPECT_NE(check.text.find("dim 2"), std::string::npos);
+
+  figure.curves = {{6, "out of range"}};
+  EXPECT_THROW(draw_position_encoding_figure(figure), std::invalid_argument);
+  figure.curves.clear();
+  figure.positions = kMaxHeatmapCells;
+  figure.values.assign(static_cast<size_t>(figure.positions * figure.d_model), 0.0f);
+  EXPECT_THROW(draw_position_encoding_figure(figure), std::invalid_argument);
+}
+
+TEST(SensitivityFigures, ABarAndALinePerModel) {
+  std::vector<ModelSensitivity> models = {
+      {"order-none", "none", 1e-9, {0, 0, 0}},
+      {"order-rope", "rope", 0.12, {0, 0.05, 0.1}},
+      {"order-learned-with-a-long-name", "learned", 0.3, {0.2, 0.25, 0.3, 0.31}}};
+  const SvgCheck summary = check_svg(draw_sensitivity_summary(models, "3 sentences"));
+  ASSERT_TRUE(summary.ok()) << summary.error;
+  EXPECT_EQ(summary.count("bar"), 3);
+  EXPECT_NE(summary.text.find("order-rope"), std::string::npos);
+  EXPECT_NE(summary.text.find("1.0e-09"), std::string::npos);  // tiny values stay readable
+
+  const SvgCheck layers = check_svg(draw_layer_distances(models, "3 sentences"));
+  ASSERT_TRUE(layers.ok()) << layers.error;
+  EXPECT_EQ(layers.count("series"), 3);
+  EXPECT_EQ(layers.count("point"), 3 + 3 + 4);
+}
+
+// `tinyenc pe --plot` end to end.
+struct Result {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::filesystem::path scratch() {
+  static const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("tinyenc_plot_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+Result run(const std::string& arguments) {
+  const std::filesystem::path out = scratch() / "out", err = scratch() / "err";
+  const std::string command =
+      std::string(TINYENC_BINARY) + " " + arguments + " >" + out.string() + " 2>" + err.string();
+  const int status = std::system(command.c_str());
+  Result result;
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.out = slurp(out);
+  result.err = slurp(err);
+  return result;
+}
+
+class CliPePlot : public ::testing::Test {
+ protected:
+  static void TearDownTestSuite() { std::filesystem::remove_all(scratch()); }
+};
+
+TEST_F(CliPePlot, DrawsTheSeedTableInsteadOfPrintingIt) {
+  const std::filesystem::path file = scratch() / "pe.svg";
+  const Result result =
+      run("pe --kind sinusoidal --d-model 4 --positions 3 --plot " + file.string());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, "");
+  EXPECT_EQ(result.err, "");
+  const SvgCheck check = check_svg(slurp(file));
+  ASSERT_TRUE(check.ok()) << check.error;
+  EXPECT_EQ(check.count("cell"), 3 * 4);
+  EXPECT_EQ(check.count("series"), 2);  // d_model 4 has two frequencies
+  // The seed's hand-computed PE(1, 0) = sin(1) = 0.841 appears as a cell's value.
+  EXPECT_NE(check.text.find("position 1, dim 0: 0.8415"), std::string::npos);
+}
+
+TEST_F(CliPePlot, JsonStillPrintsAndLargeTablesDraw) {
+  const std::filesystem::path file = scratch() / "pe64.svg";
+  const Result result = run("pe --d-model 64 --positions 100 --json --plot " + file.string());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out.substr(0, 9), "{\"kind\": ");
+  const SvgCheck check = check_svg(slurp(file));
+  ASSERT_TRUE(check.ok()) << check.error;
+  EXPECT_EQ(check.count("cell"), 64 * 100);
+  EXPECT_EQ(check.count("series"), 3);
+}
+
+TEST_F(CliPePlot, BadRequestsExitWithTwo) {
+  const std::filesystem::path file = scratch() / "never.svg";
+  for (const std::string& arguments :
+       {"pe --kind rope --d-model 4 --positions 3 --plot " + file.string(),
+        "pe --d-model 512 --positions 1000 --plot " + file.string(),
+        "pe --d-model 4 --positions 3 --plot " + (scratch() / "no/such/dir/x.svg").string()}) {
+    const Result result = run(arguments);
+    EXPECT_EQ(result.exit_code, 2) << arguments;
+    EXPECT_EQ(result.err.rfind("tinyenc: error: ", 0), 0u) << result.err;
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(file));
+}
+
+}  // namespace

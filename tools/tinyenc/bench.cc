@@ -1,0 +1,332 @@
+// `tinyenc bench`: latency percentiles, throughput and a per-stage breakdown of the forward
+// pass, swept over sequence length, batch size, threads and (for random-weight presets) PE kind.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine/encoder.h"
+#include "engine/isa.h"
+#include "engine/onednn.h"
+#include "engine/random_encoder.h"
+#include "models/model.h"
+#include "tools/tinyenc/command.h"
+#include "tools/tinyenc/output.h"
+
+namespace tinyenc::cli {
+namespace {
+
+struct BenchOptions {
+  std::string model;
+  std::string config;
+  std::string seq = "8,32,128";
+  std::string batch = "1";
+  std::string threads = "1";
+  std::string pe;
+  std::string isa;
+  int warmup = 3;
+  int repeat = 0;
+  double min_time = 0.5;
+  std::string format = "md";
+  std::string output = "-";
+};
+
+std::vector<int64_t> parse_list(const std::string& text, const std::string& option) {
+  std::vector<int64_t> values;
+  std::stringstream stream(text);
+  for (std::string item; std::getline(stream, item, ',');) {
+    try {
+      size_t used = 0;
+      const long long value = std::stoll(item, &used);
+      if (used != item.size() || value <= 0) throw std::exception();
+      values.push_back(value);
+    } catch (const std::exception&) {
+      throw UsageError(option + ": '" + item + "' is not a positive integer");
+    }
+  }
+  if (values.empty()) throw UsageError(option + ": empty list");
+  return values;
+}
+
+std::vector<std::string> split(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream stream(text);
+  for (std::string item; std::getline(stream, item, ',');) items.push_back(item);
+  return items;
+}
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  }
+  return "unknown";
+}
+
+double percentile(std::vector<double> values, double q) {
+  std::sort(values.begin(), values.end());
+  const double rank = q * static_cast<double>(values.size() - 1);
+  const size_t low = static_cast<size_t>(std::floor(rank));
+  const size_t high = std::min(values.size() - 1, low + 1);
+  return values[low] + (values[high] - values[low]) * (rank - static_cast<double>(low));
+}
+
+struct Row {
+  std::string model, pe;
+  int64_t batch, seq, threads;
+  std::vector<double> seconds;
+  StageTimes stages;  // summed over the timed runs
+};
+
+nlohmann::json row_json(const Row& row) {
+  const double runs = static_cast<double>(row.seconds.size());
+  const auto ms = [](double seconds) { return seconds * 1e3; };
+  const double p50 = percentile(row.seconds, 0.5);
+  nlohmann::json stages = {{"embed_pe", ms(row.stages.embed / runs)},
+                           {"qkv", ms(row.stages.qkv / runs)},
+                           {"attention", ms(row.stages.attention / runs)},
+                           {"output_projection", ms(row.stages.output_projection / runs)},
+                           {"ffn", ms(row.stages.ffn / runs)},
+                           {"norms", ms(row.stages.norms / runs)},
+                           {"head", ms(row.stages.head / runs)}};
+  double mean = 0.0;
+  for (double s : row.seconds) mean += s / runs;
+  return {{"model", row.model},
+          {"pe", row.pe},
+          {"batch", row.batch},
+          {"seq", row.seq},
+          {"threads", row.threads},
+          {"runs", row.seconds.size()},
+          {"p50_ms", ms(p50)},
+          {"p90_ms", ms(percentile(row.seconds, 0.9))},
+          {"p99_ms", ms(percentile(row.seconds, 0.99))},
+          {"min_ms", ms(*std::min_element(row.seconds.begin(), row.seconds.end()))},
+          {"mean_ms", ms(mean)},
+          {"tokens_per_s", static_cast<double>(row.batch * row.seq) / p50},
+          {"stages_ms", stages},
+          {"stages_sum_ms", ms(row.stages.total() / runs)}};
+}
+
+std::string markdown_header() {
+  return "| model | pe | batch | seq | threads | p50 ms | p90 ms | p99 ms | min ms | tokens/s | "
+         "embed+PE | QKV | attention | out proj | FFN | norms | head |\n"
+         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+}
+
+std::string markdown_row(const nlohmann::json& j) {
+  char buffer[512];
+  const auto& s = j["stages_ms"];
+  const double sum = j["stages_sum_ms"].get<double>();
+  const auto share = [&](const char* stage) {
+    return sum > 0 ? 100.0 * s[stage].get<double>() / sum : 0.0;
+  };
+  std::snprintf(
+      buffer, sizeof buffer,
+      "| %s | %s | %lld | %lld | %lld | %.3f | %.3f | %.3f | %.3f | %.0f | %.1f%% | "
+      "%.1f%% | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.1f%% |\n",
+      j["model"].get<std::string>().c_str(), j["pe"].get<std::string>().c_str(),
+      j["batch"].get<long long>(), j["seq"].get<long long>(), j["threads"].get<long long>(),
+      j["p50_ms"].get<double>(), j["p90_ms"].get<double>(), j["p99_ms"].get<double>(),
+      j["min_ms"].get<double>(), j["tokens_per_s"].get<double>(), share("embed_pe"), share("qkv"),
+      share("attention"), share("output_projection"), share("ffn"), share("norms"), share("head"));
+  return buffer;
+}
+
+std::string csv_header() {
+  return "model,pe,batch,seq,threads,runs,p50_ms,p90_ms,p99_ms,min_ms,tokens_per_s,embed_pe_ms,"
+         "qkv_ms,attention_ms,output_projection_ms,ffn_ms,norms_ms,head_ms\n";
+}
+
+std::string csv_row(const nlohmann::json& j) {
+  std::string row = j["model"].get<std::string>() + "," + j["pe"].get<std::string>();
+  for (const char* key : {"batch", "seq", "threads", "runs"}) row += "," + j[key].dump();
+  for (const char* key : {"p50_ms", "p90_ms", "p99_ms", "min_ms", "tokens_per_s"}) {
+    row += "," + j[key].dump();
+  }
+  for (const char* stage :
+       {"embed_pe", "qkv", "attention", "output_projection", "ffn", "norms", "head"}) {
+    row += "," + j["stages_ms"][stage].dump();
+  }
+  return row + "\n";
+}
+
+// One line on stderr, redrawn in place, only when stderr is a terminal.
+void progress(size_t done, size_t total, const std::string& what) {
+  if (!::isatty(STDERR_FILENO)) return;
+  const int width = 30;
+  const int filled = static_cast<int>(width * done / std::max<size_t>(total, 1));
+  std::fprintf(stderr, "\r[%s%s] %zu/%zu %-40s", std::string(filled, '#').c_str(),
+               std::string(width - filled, ' ').c_str(), done, total, what.c_str());
+  if (done == total) std::fprintf(stderr, "\r%*s\r", width + 60, "");
+  std::fflush(stderr);
+}
+
+struct Subject {
+  std::string name;
+  EncoderConfig config;
+  EncoderWeights weights;
+};
+
+std::vector<Subject> subjects(const BenchOptions& options) {
+  std::vector<Subject> out;
+  if (!options.model.empty()) {
+    if (!options.config.empty()) throw UsageError("give -m MODEL_DIR or --config, not both");
+    if (!options.pe.empty()) throw UsageError("--pe overrides random presets only (--config)");
+    LoadedModel model = [&] {
+      try {
+        return load_model(options.model);
+      } catch (const std::runtime_error& e) {
+        throw std::invalid_argument(e.what());
+      }
+    }();
+    out.push_back({options.model, model.config.encoder, model.weights});
+    return out;
+  }
+  const std::string preset = options.config.empty() ? "tiny" : options.config;
+  const std::optional<EncoderConfig> base = preset_config(preset);
+  if (!base) throw UsageError("--config: expected tiny, mini, small or base, got '" + preset + "'");
+  const std::vector<std::string> kinds =
+      options.pe.empty() ? std::vector<std::string>{"learned"} : split(options.pe);
+  for (const std::string& kind_name : kinds) {
+    const auto kind = parse_position_encoding(kind_name);
+    if (!kind) throw UsageError("--pe: unknown position encoding '" + kind_name + "'");
+    EncoderConfig config = *base;
+    config.position_encoding.kind = *kind;
+    out.push_back({preset, config, random_encoder_weights(config, 42)});
+  }
+  return out;
+}
+
+int bench(const BenchOptions& options) {
+  if (!options.isa.empty()) {
+    const auto isa = parse_isa(options.isa);
+    if (!isa)
+      throw UsageError("--isa: expected scalar, avx2, avx512 or neon, got '" + options.isa + "'");
+    ::setenv("TINYENC_ISA", options.isa.c_str(), 1);
+  }
+  const Isa isa = active_isa();
+  if (options.format != "md" && options.format != "csv" && options.format != "json" &&
+      options.format != "jsonl") {
+    throw UsageError("-f/--format: expected md, csv, json or jsonl, got '" + options.format + "'");
+  }
+  const std::vector<int64_t> seqs = parse_list(options.seq, "--seq");
+  const std::vector<int64_t> batches = parse_list(options.batch, "--batch");
+  const std::vector<int64_t> thread_counts = parse_list(options.threads, "--threads");
+  if (options.repeat < 0 || options.warmup < 0)
+    throw UsageError("--warmup and --repeat must be >= 0");
+  std::vector<Subject> all = subjects(options);
+
+  OutputSink sink(options.output);
+  nlohmann::json document;
+  document["machine"] = {{"cpu", cpu_model()},
+                         {"cores", sysconf(_SC_NPROCESSORS_ONLN)},
+                         {"isa", std::string(isa_name(isa))}};
+  document["onednn"] = onednn_version();
+  document["rows"] = nlohmann::json::array();
+  if (options.format == "md") sink.write(markdown_header());
+  if (options.format == "csv") sink.write(csv_header());
+
+  const size_t total = all.size() * seqs.size() * batches.size() * thread_counts.size();
+  size_t done = 0;
+  std::mt19937 random(7);
+  for (Subject& subject : all) {
+    const EncoderConfig& c = subject.config;
+    nlohmann::json config_json = {
+        {"d_model", c.d_model},
+        {"heads", c.heads},
+        {"layers", c.layers},
+        {"ffn_dim", c.ffn_dim},
+        {"vocab_size", c.vocab_size},
+        {"pe", std::string(position_encoding_name(c.position_encoding.kind))}};
+    document["models"][subject.name + "/" + config_json["pe"].get<std::string>()] = config_json;
+    for (int64_t threads : thread_counts) {
+      set_threads(static_cast<int>(threads));
+      Encoder encoder(subject.config, subject.weights);
+      for (int64_t batch : batches) {
+        for (int64_t seq : seqs) {
+          const std::string what = subject.name + " " + config_json["pe"].get<std::string>() +
+                                   " b" + std::to_string(batch) + " s" + std::to_string(seq) +
+                                   " t" + std::to_string(threads);
+          progress(done, total, what);
+          const PositionEncodingConfig& pe = c.position_encoding;
+          if (pe.kind == PositionEncodingKind::kLearned &&
+              seq + pe.padding_idx + 1 > pe.max_positions) {
+            throw UsageError("--seq " + std::to_string(seq) + " exceeds the model's " +
+                             std::to_string(pe.max_positions) + " positions");
+          }
+          std::uniform_int_distribution<int32_t> token(0, static_cast<int32_t>(c.vocab_size - 1));
+          std::vector<int32_t> ids(static_cast<size_t>(batch * seq));
+          for (int32_t& id : ids) id = token(random);
+          const EncoderInput input{batch, seq, ids.data(), nullptr, nullptr};
+          for (int i = 0; i < std::max(options.warmup, 1); ++i) encoder.forward(input);
+          Row row{subject.name, config_json["pe"], batch, seq, threads, {}, {}};
+          ForwardOptions forward_options;
+          forward_options.times = &row.stages;
+          const auto start = std::chrono::steady_clock::now();
+          const auto elapsed = [&] {
+            return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          };
+          while (options.repeat > 0 ? static_cast<int>(row.seconds.size()) < options.repeat
+                                    : (row.seconds.size() < 5 || elapsed() < options.min_time)) {
+            const auto t0 = std::chrono::steady_clock::now();
+            encoder.forward(input, forward_options);
+            row.seconds.push_back(
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+          }
+          const nlohmann::json j = row_json(row);
+          if (options.format == "md") sink.write(markdown_row(j));
+          if (options.format == "csv") sink.write(csv_row(j));
+          if (options.format == "jsonl") sink.write(j.dump() + "\n");
+          if (options.format == "json") document["rows"].push_back(j);
+          sink.flush();
+          ++done;
+        }
+      }
+    }
+  }
+  progress(total, total, "");
+  if (options.format == "json") sink.write(document.dump(2) + "\n");
+  sink.commit();
+  return 0;
+}
+
+}  // namespace
+
+RunCommand add_bench_command(CLI::App& root) {
+  auto options = std::make_shared<BenchOptions>();
+  CLI::App* command = root.add_subcommand(
+      "bench", "Latency percentiles and per-stage breakdown, swept over seq/batch/threads/PE");
+  command->add_option("-m,--model", options->model, "Model folder");
+  command->add_option("--config", options->config,
+                      "Random-weight preset instead of a model: tiny | mini | small | base");
+  command->add_option("--seq", options->seq, "Sequence lengths, comma-separated")
+      ->capture_default_str();
+  command->add_option("--batch", options->batch, "Batch sizes")->capture_default_str();
+  command->add_option("--threads", options->threads, "Thread counts")->capture_default_str();
+  command->add_option("--pe", options->pe,
+                      "PE kinds for --config (none,sinusoidal,learned,rope,alibi,relative)");
+  command->add_option("--isa", options->isa,
+                      "Force the PE kernels' ISA (scalar, avx2, avx512, neon)");
+  command->add_option("--warmup", options->warmup, "Untimed runs per row")->capture_default_str();
+  command->add_option("--repeat", options->repeat, "Timed runs per row (0: use --min-time)")
+      ->capture_default_str();
+  command
+      ->add_option("--min-time", options->min_time,
+                   "Seconds of timed runs per row (at least 5 runs)")
+      ->capture_default_str();
+  command->add_option("-f,--format", options->format, "md | csv | json | jsonl")
+      ->capture_default_str();
+  command->add_option("-o,--output", options->output, "Write to FILE atomically");
+  return [options] { return bench(*options); };
+}
+
+}  // namespace tinyenc::cli

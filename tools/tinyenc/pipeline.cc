@@ -1,0 +1,167 @@
+#include "tools/tinyenc/pipeline.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+
+#include "tokenizer/load_tokenizer.h"
+#include "tools/tinyenc/command.h"
+
+namespace tinyenc::cli {
+
+namespace {
+
+// A folder or file the user named that cannot be read is bad input (exit 2), not a failure of
+// tinyenc's: the loaders report it as std::runtime_error.
+LoadedModel load_user_model(const std::filesystem::path& dir) {
+  try {
+    return load_model(dir);
+  } catch (const std::runtime_error& e) {
+    throw std::invalid_argument(e.what());
+  }
+}
+
+}  // namespace
+
+Pipeline::Pipeline(const std::filesystem::path& model_dir, const PipelineOptions& options)
+    : dir_(model_dir), options_(options), model_(load_user_model(model_dir)) {
+  if (!model_.unused_tensors.empty()) {
+    std::string names;
+    for (const std::string& name : model_.unused_tensors) names += " " + name;
+    std::fprintf(stderr, "tinyenc: warning: %s: %zu tensors not used by this model:%s\n",
+                 model_dir.c_str(), model_.unused_tensors.size(), names.c_str());
+  }
+  try {
+    tokenizer_ = load_tokenizer_from_folder(model_dir);
+  } catch (const std::runtime_error& e) {
+    throw std::invalid_argument(e.what());
+  }
+  const EncoderConfig& config = model_.config.encoder;
+  if (tokenizer_->vocab_size() > config.vocab_size) {
+    throw std::invalid_argument(
+        (model_dir / "config.json").string() + ": vocab_size: the tokenizer has " +
+        std::to_string(tokenizer_->vocab_size()) + " tokens but the embedding table only " +
+        std::to_string(config.vocab_size) + " rows");
+  }
+  EncoderConfig encoder_config = config;
+  if (options.pooling) {
+    if (*options.pooling == Pooling::kPooler && !config.has_pooler) {
+      throw UsageError("--pooling pooler: " + model_dir.string() + " has no pooler weights");
+    }
+    encoder_config.pooling = *options.pooling;
+  }
+  encoder_ = std::make_unique<Encoder>(encoder_config, model_.weights);
+}
+
+std::string Pipeline::label_name(int64_t label) const {
+  const std::vector<std::string>& labels = model_.config.labels;
+  if (label >= 0 && label < static_cast<int64_t>(labels.size())) return labels[label];
+  return "LABEL_" + std::to_string(label);
+}
+
+void Pipeline::check_length(Encoding& encoding, const std::string& what) const {
+  const int64_t limit = model_.config.max_sequence_length;
+  const int64_t tokens = static_cast<int64_t>(encoding.size());
+  if (tokens == 0) throw std::invalid_argument(what + ": no tokens");
+  if (limit <= 0 || tokens <= limit) return;
+  if (!options_.truncate) {
+    throw std::invalid_argument(what + ": " + std::to_string(tokens) +
+                                " tokens, longer than the model's " + std::to_string(limit) +
+                                " (max_position_embeddings); use --truncate to cut it");
+  }
+  // Keep the first limit - 1 tokens and the closing special token, if there is one.
+  const bool closing_special = encoding.sources.back() == TokenSource::kSpecial;
+  Encoding cut;
+  for (int64_t i = 0; i < limit - (closing_special ? 1 : 0); ++i) {
+    cut.append(encoding.tokens[i], encoding.ids[i], encoding.token_type_ids[i], encoding.sources[i],
+               encoding.offsets[i]);
+  }
+  if (closing_special) {
+    const size_t last = encoding.size() - 1;
+    cut.append(encoding.tokens[last], encoding.ids[last], encoding.token_type_ids[last],
+               encoding.sources[last], encoding.offsets[last]);
+  }
+  encoding = std::move(cut);
+}
+
+Encoding Pipeline::encode(const std::string& text, bool pair) const {
+  Encoding encoding;
+  if (pair) {
+    const size_t tab = text.find('\t');
+    if (tab == std::string::npos) {
+      throw std::invalid_argument("--pair: no tab between the two texts of '" + text + "'");
+    }
+    encoding = tokenizer_->encode_pair(std::string_view(text).substr(0, tab),
+                                       std::string_view(text).substr(tab + 1));
+  } else {
+    encoding = tokenizer_->encode(text);
+  }
+  check_length(encoding, "text '" + text + "'");
+  return encoding;
+}
+
+Encoding Pipeline::encode_ids(const std::vector<int32_t>& ids) const {
+  Encoding encoding;
+  const int64_t vocab = model_.config.encoder.vocab_size;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] < 0 || ids[i] >= vocab) {
+      throw std::out_of_range("--ids: id " + std::to_string(ids[i]) + " (position " +
+                              std::to_string(i) + ") is outside the vocabulary [0, " +
+                              std::to_string(vocab) + ")");
+    }
+    const std::string token = ids[i] < tokenizer_->vocab_size() ? tokenizer_->id_to_token(ids[i])
+                                                                : "#" + std::to_string(ids[i]);
+    encoding.append(token, ids[i], 0, TokenSource::kFirst, {});
+  }
+  check_length(encoding, "--ids");
+  return encoding;
+}
+
+std::vector<TextOutput> Pipeline::run(const std::vector<Encoding>& batch, bool keep_hidden,
+                                      const ForwardOptions& options, EncoderOutput* raw) {
+  const int64_t size = static_cast<int64_t>(batch.size());
+  int64_t seq = 0;
+  for (const Encoding& encoding : batch) seq = std::max<int64_t>(seq, encoding.size());
+  const int32_t pad = tokenizer_->special_ids().pad.value_or(0);
+  std::vector<int32_t> ids(static_cast<size_t>(size * seq), pad);
+  std::vector<int32_t> types(ids.size(), 0);
+  std::vector<int32_t> lengths;
+  for (int64_t b = 0; b < size; ++b) {
+    const Encoding& encoding = batch[static_cast<size_t>(b)];
+    std::copy(encoding.ids.begin(), encoding.ids.end(), ids.begin() + b * seq);
+    std::copy(encoding.token_type_ids.begin(), encoding.token_type_ids.end(),
+              types.begin() + b * seq);
+    lengths.push_back(static_cast<int32_t>(encoding.size()));
+  }
+  const bool with_types = model_.config.encoder.type_vocab_size > 0;
+  const EncoderInput input{size, seq, ids.data(), lengths.data(),
+                           with_types ? types.data() : nullptr};
+  EncoderOutput output = encoder_->forward(input, options);
+
+  const int64_t d = output.d_model;
+  const int64_t labels = model_.config.encoder.num_labels;
+  std::vector<TextOutput> results(static_cast<size_t>(size));
+  for (int64_t b = 0; b < size; ++b) {
+    TextOutput& result = results[static_cast<size_t>(b)];
+    result.encoding = batch[static_cast<size_t>(b)];
+    if (!output.pooled.empty()) {
+      result.embedding.assign(output.pooled.begin() + b * d, output.pooled.begin() + (b + 1) * d);
+    }
+    if (labels > 0) {
+      result.logits.assign(output.logits.begin() + b * labels,
+                           output.logits.begin() + (b + 1) * labels);
+      result.probabilities.assign(output.probabilities.begin() + b * labels,
+                                  output.probabilities.begin() + (b + 1) * labels);
+      result.label =
+          std::max_element(result.logits.begin(), result.logits.end()) - result.logits.begin();
+    }
+    if (keep_hidden) {
+      const auto begin = output.last_hidden.begin() + b * seq * d;
+      result.hidden.assign(begin, begin + lengths[static_cast<size_t>(b)] * d);
+    }
+  }
+  if (raw) *raw = std::move(output);
+  return results;
+}
+
+}  // namespace tinyenc::cli

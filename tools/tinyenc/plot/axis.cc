@@ -1,0 +1,123 @@
+#include "tools/tinyenc/plot/axis.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace tinyenc::plot {
+namespace {
+
+constexpr double kLabelSize = 11;
+constexpr const char* kAxisColor = "#444";
+constexpr const char* kGridColor = "#e3e3e3";
+
+}  // namespace
+
+std::vector<double> nice_ticks(double low, double high, int target) {
+  if (!std::isfinite(low) || !std::isfinite(high)) return {0.0, 1.0};
+  if (high < low) std::swap(low, high);
+  if (high - low < 1e-300) {
+    // A single value: frame it with one unit of its own magnitude on each side.
+    const double pad = low == 0 ? 1.0 : std::abs(low) * 0.5;
+    low -= pad;
+    high += pad;
+  }
+  const double raw = (high - low) / std::max(target, 1);
+  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  const double fraction = raw / magnitude;
+  const double step = (fraction <= 1 ? 1 : fraction <= 2 ? 2 : fraction <= 5 ? 5 : 10) * magnitude;
+  const double first = std::floor(low / step + 1e-9) * step;
+  const double last = std::ceil(high / step - 1e-9) * step;
+  std::vector<double> ticks;
+  for (double tick = first; tick <= last + step * 1e-6; tick += step) {
+    ticks.push_back(std::abs(tick) < step * 1e-9 ? 0.0 : tick);
+  }
+  return ticks;
+}
+
+std::string tick_label(double value, double step) {
+  char buffer[32];
+  if (value == 0) return "0";
+  if (std::abs(step) < 1e-3) {
+    // Enough digits to tell neighbouring ticks apart: 1.5e-04 next to 2.0e-04.
+    const int digits = static_cast<int>(std::floor(std::log10(std::abs(value))) -
+                                        std::floor(std::log10(std::abs(step)) + 1e-9));
+    std::snprintf(buffer, sizeof buffer, "%.*e", std::clamp(digits, 0, 6), value);
+  } else {
+    const int decimals =
+        std::max(0, static_cast<int>(std::ceil(-std::log10(std::abs(step)) - 1e-9)));
+    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+  }
+  return buffer;
+}
+
+void draw_y_axis(SvgDocument& svg, const Box& area, const LinearScale& scale,
+                 const std::vector<double>& ticks, std::string_view title) {
+  const double step = ticks.size() > 1 ? ticks[1] - ticks[0] : 1.0;
+  double widest = 0;
+  for (double tick : ticks) {
+    const double y = scale(tick);
+    svg.line({area.x, y}, {area.right(), y}, kGridColor);
+    const std::string label = tick_label(tick, step);
+    svg.text(area.x - 6, y, label,
+             {.size = kLabelSize, .anchor = Anchor::kEnd, .middle_baseline = true});
+    widest = std::max(widest, label.size() * kLabelSize * 0.6);
+  }
+  svg.line({area.x, area.y}, {area.x, area.bottom()}, kAxisColor);
+  if (!title.empty()) {
+    const double x = area.x - widest - 18;
+    const double y = area.y + area.height / 2;
+    svg.text(x, y, title, {.size = 12, .anchor = Anchor::kMiddle, .rotate = -90});
+  }
+}
+
+void draw_x_axis(SvgDocument& svg, const Box& area, const LinearScale& scale,
+                 const std::vector<double>& ticks, std::string_view title) {
+  const double step = ticks.size() > 1 ? ticks[1] - ticks[0] : 1.0;
+  svg.line({area.x, area.bottom()}, {area.right(), area.bottom()}, kAxisColor);
+  for (double tick : ticks) {
+    const double x = scale(tick);
+    svg.line({x, area.bottom()}, {x, area.bottom() + 4}, kAxisColor);
+    svg.text(x, area.bottom() + 16, tick_label(tick, step),
+             {.size = kLabelSize, .anchor = Anchor::kMiddle});
+  }
+  if (!title.empty()) {
+    svg.text(area.x + area.width / 2, area.bottom() + 34, title,
+             {.size = 12, .anchor = Anchor::kMiddle});
+  }
+}
+
+void draw_color_legend(SvgDocument& svg, const Box& area,
+                       const std::function<std::string(double)>& color, double low, double high,
+                       std::string_view title) {
+  constexpr int kSteps = 32;
+  const double step_height = area.height / kSteps;
+  svg.open_group("legend", true);
+  for (int i = 0; i < kSteps; ++i) {
+    // Top is the high end.
+    const double value = high - (i + 0.5) / kSteps * (high - low);
+    svg.rect(area.x, area.y + i * step_height, area.width, step_height + 0.5, color(value));
+  }
+  svg.close_group();
+  const LinearScale scale{low, high, area.bottom(), area.y};
+  std::vector<double> marks = {high, low};
+  if (low < 0 && high > 0) marks.push_back(0.0);
+  for (double mark : marks) {
+    svg.line({area.right(), scale(mark)}, {area.right() + 3, scale(mark)}, kAxisColor);
+    svg.text(area.right() + 5, scale(mark), tick_label(mark, (high - low) / 4),
+             {.size = 10, .middle_baseline = true});
+  }
+  if (!title.empty()) {
+    svg.text(area.x, area.y - 16, title, {.size = 10});
+  }
+}
+
+void draw_legend(SvgDocument& svg, double x, double y, const std::vector<LegendEntry>& entries) {
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const double row = y + 18.0 * static_cast<double>(i);
+    svg.rect(x, row - 5, 14, 10, entries[i].color);
+    svg.text(x + 20, row, entries[i].name, {.size = 11, .middle_baseline = true});
+  }
+}
+
+}  // namespace tinyenc::plot

@@ -1,0 +1,58 @@
+// Axes of the charts: a linear scale from data to pixels, "nice" tick values (steps of 1, 2 or
+// 5 times a power of ten) and their labels, and the axis lines, grid and titles drawn around a
+// plot area.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tools/tinyenc/plot/svg.h"
+
+namespace tinyenc::plot {
+
+// A rectangle in pixels; y grows downwards as in SVG.
+struct Box {
+  double x = 0, y = 0, width = 0, height = 0;
+  double right() const { return x + width; }
+  double bottom() const { return y + height; }
+};
+
+// Maps [low, high] in data units onto [from, to] in pixels (to < from for a y axis).
+struct LinearScale {
+  double low = 0, high = 1, from = 0, to = 1;
+  double operator()(double value) const {
+    return high == low ? (from + to) / 2 : from + (value - low) / (high - low) * (to - from);
+  }
+};
+
+// Tick values covering [low, high] with about `target` steps; the first tick is <= low and the
+// last >= high, so a scale built on them frames all the data.
+std::vector<double> nice_ticks(double low, double high, int target = 5);
+
+// A tick label with the decimals `step` needs ("0.25", "40"); scientific ("2e-07") for steps
+// below 0.001, where fixed decimals would get long.
+std::string tick_label(double value, double step);
+
+// The y axis on the left of `area`: tick labels, light horizontal grid lines, a rotated title.
+void draw_y_axis(SvgDocument& svg, const Box& area, const LinearScale& scale,
+                 const std::vector<double>& ticks, std::string_view title);
+// The x axis under `area`: ticks and labels at `ticks`, a title below.
+void draw_x_axis(SvgDocument& svg, const Box& area, const LinearScale& scale,
+                 const std::vector<double>& ticks, std::string_view title);
+
+// A vertical colour bar for a heatmap: `color` over [low, high], labelled at both ends and 0
+// when 0 lies inside.
+void draw_color_legend(SvgDocument& svg, const Box& area,
+                       const std::function<std::string(double)>& color, double low, double high,
+                       std::string_view title);
+
+// Series names with their colour swatches, one per line, starting at (x, y).
+struct LegendEntry {
+  std::string name;
+  std::string color;
+};
+void draw_legend(SvgDocument& svg, double x, double y, const std::vector<LegendEntry>& entries);
+
+}  // namespace tinyenc::plot

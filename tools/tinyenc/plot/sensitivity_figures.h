@@ -1,0 +1,26 @@
+// The summary pictures of `tinyenc order`: how much each model's output moves when the word
+// order changes (a bar per model, coloured by its position-encoding kind), and how that change
+// builds up through the layers (a line per model).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace tinyenc::plot {
+
+struct ModelSensitivity {
+  std::string name;                     // the model folder's name
+  std::string position_encoding;        // its PE kind: "none", "rope", ...
+  double mean_cosine_distance = 0;      // over every sentence and perturbation
+  std::vector<double> layer_distances;  // mean per layer, 0 (embeddings) .. L
+};
+
+// Bars of mean cosine distance, one per model (<rect class="bar">).
+std::string draw_sensitivity_summary(const std::vector<ModelSensitivity>& models,
+                                     const std::string& subtitle);
+
+// Mean distance per layer, one line per model (<polyline class="series">).
+std::string draw_layer_distances(const std::vector<ModelSensitivity>& models,
+                                 const std::string& subtitle);
+
+}  // namespace tinyenc::plot

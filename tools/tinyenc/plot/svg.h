@@ -1,0 +1,73 @@
+// A small writer for SVG documents drawn by hand: a fixed pixel size (width and height
+// attributes plus a matching viewBox, so every viewer shows the same picture), shapes appended in
+// drawing order, and every piece of text and every attribute value escaped as XML.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace tinyenc::plot {
+
+// `text` with &, <, >, " and ' replaced by entities, safe inside elements and quoted attributes.
+// UTF-8 passes through unchanged: SVG is UTF-8 and Chinese labels need nothing special.
+std::string xml_escape(std::string_view text);
+
+// A coordinate as SVG wants it: at most two decimals, no trailing zeros ("12.5", "3", "-0.25").
+std::string svg_number(double value);
+
+enum class Anchor { kStart, kMiddle, kEnd };
+
+struct TextStyle {
+  double size = 12;
+  Anchor anchor = Anchor::kStart;
+  double rotate = 0;  // degrees, about the text's own (x, y)
+  bool bold = false;
+  bool middle_baseline = false;  // centre vertically on y instead of sitting on it
+  std::string fill = "#222";
+};
+
+struct Point {
+  double x = 0, y = 0;
+};
+
+class SvgDocument {
+ public:
+  SvgDocument(int width, int height);
+
+  int width() const { return width_; }
+  int height() const { return height_; }
+
+  // `css_class` names what a shape is ("cell", "bar"): tests and style sheets find shapes by it.
+  // `tooltip` becomes a <title> child, which viewers show on hover.
+  void rect(double x, double y, double w, double h, std::string_view fill,
+            std::string_view css_class = "", std::string_view tooltip = "");
+  void line(Point from, Point to, std::string_view stroke, double stroke_width = 1,
+            std::string_view dash = "");
+  void polyline(const std::vector<Point>& points, std::string_view stroke, double stroke_width,
+                std::string_view css_class = "");
+  void circle(Point centre, double radius, std::string_view fill, std::string_view css_class = "",
+              std::string_view tooltip = "");
+  void text(double x, double y, std::string_view content, const TextStyle& style = {});
+
+  // Groups nest; every opened group must be closed before document().
+  void open_group(std::string_view css_class, bool crisp_edges = false);
+  void close_group();
+
+  // The complete document: XML declaration, root <svg> and everything drawn so far.
+  std::string document() const;
+
+ private:
+  using Attributes = std::vector<std::pair<std::string_view, std::string>>;
+  // Appends "<name key="value"..." (not closed); empty values are left out.
+  void start_tag(std::string_view name, const Attributes& attributes);
+  // A whole element: self-closing, or with a <title> child when `title` is not empty.
+  void element(std::string_view name, const Attributes& attributes, std::string_view title);
+
+  int width_, height_;
+  int open_groups_ = 0;
+  std::string body_;
+};
+
+}  // namespace tinyenc::plot

@@ -1,0 +1,189 @@
+// `tinyenc tokenize`: show how a model's tokenizer cuts texts into pieces and ids, with each
+// token's byte range in the text (a table, or JSON for scripts).
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "tokenizer/load_tokenizer.h"
+#include "tokenizer/tokenizer_file.h"
+#include "tools/tinyenc/command.h"
+
+namespace tinyenc::cli {
+namespace {
+
+struct TokenizeOptions {
+  std::string model_dir;
+  std::string tokenizer_file;
+  bool json = false;
+  bool no_special = false;
+  bool pair = false;
+  std::vector<std::string> texts;
+};
+
+struct Input {
+  std::string label;  // "text 3", or "pair 2" with --pair
+  std::string first;
+  std::string second;
+  bool is_pair = false;
+  Encoding encoding;
+};
+
+std::vector<Input> encode_all(const Tokenizer& tokenizer, const TokenizeOptions& options) {
+  if (options.pair && options.texts.size() % 2 != 0) {
+    throw UsageError("--pair takes the texts two at a time; got " +
+                     std::to_string(options.texts.size()));
+  }
+  std::vector<Input> inputs;
+  const size_t step = options.pair ? 2 : 1;
+  for (size_t i = 0; i < options.texts.size(); i += step) {
+    Input input;
+    input.label = (options.pair ? "pair " : "text ") + std::to_string(i / step + 1);
+    input.first = options.texts[i];
+    input.is_pair = options.pair;
+    try {
+      if (options.pair) {
+        input.second = options.texts[i + 1];
+        input.encoding = tokenizer.encode_pair(input.first, input.second, !options.no_special);
+      } else {
+        input.encoding = tokenizer.encode(input.first, !options.no_special);
+      }
+    } catch (const std::invalid_argument& error) {
+      throw std::invalid_argument(input.label + ": " + error.what());
+    }
+    inputs.push_back(std::move(input));
+  }
+  return inputs;
+}
+
+// The input bytes a token came from, or "" for a template token.
+std::string source_text(const Input& input, size_t token) {
+  const TokenSpan span = input.encoding.offsets[token];
+  switch (input.encoding.sources[token]) {
+    case TokenSource::kFirst:
+      return input.first.substr(span.begin, span.end - span.begin);
+    case TokenSource::kSecond:
+      return input.second.substr(span.begin, span.end - span.begin);
+    case TokenSource::kSpecial:
+      break;
+  }
+  return "";
+}
+
+nlohmann::ordered_json to_json(const Tokenizer& tokenizer, const std::vector<Input>& inputs) {
+  nlohmann::ordered_json out = {{"tokenizer", tokenizer.describe()},
+                                {"inputs", nlohmann::ordered_json::array()}};
+  for (const Input& input : inputs) {
+    const Encoding& encoding = input.encoding;
+    nlohmann::ordered_json item = {{"text", input.first}};
+    if (input.is_pair) item["text_pair"] = input.second;
+    nlohmann::ordered_json offsets = nlohmann::ordered_json::array();
+    nlohmann::ordered_json sequence_ids = nlohmann::ordered_json::array();
+    for (size_t i = 0; i < encoding.size(); ++i) {
+      offsets.push_back({encoding.offsets[i].begin, encoding.offsets[i].end});
+      const auto source = encoding.sources[i];
+      sequence_ids.push_back(source == TokenSource::kSpecial
+                                 ? nlohmann::ordered_json()
+                                 : nlohmann::ordered_json(static_cast<int>(source)));
+    }
+    item["tokens"] = encoding.tokens;
+    item["ids"] = encoding.ids;
+    item["token_type_ids"] = encoding.token_type_ids;
+    item["offsets"] = std::move(offsets);
+    item["sequence_ids"] = std::move(sequence_ids);
+    out["inputs"].push_back(std::move(item));
+  }
+  return out;
+}
+
+// Code points, as an approximation of the columns a token takes in a terminal.
+size_t display_width(const std::string& text) {
+  size_t width = 0;
+  for (char c : text) width += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return width;
+}
+
+void print_table(const Tokenizer& tokenizer, const std::vector<Input>& inputs) {
+  std::printf("tokenizer: %s\n", tokenizer.describe().c_str());
+  for (const Input& input : inputs) {
+    const Encoding& encoding = input.encoding;
+    std::printf("\n%s, %zu tokens: %s", input.label.c_str(), encoding.size(),
+                in_quotes(input.first).c_str());
+    if (input.is_pair) std::printf(" + %s", in_quotes(input.second).c_str());
+    std::printf("\n");
+    size_t token_width = 5;
+    for (const std::string& token : encoding.tokens) {
+      token_width = std::max(token_width, display_width(token));
+    }
+    std::printf("%5s %8s %s%-9s  %s%*s  %s\n", "#", "id", input.is_pair ? "type  " : "", "bytes",
+                "token", static_cast<int>(token_width - 5), "", "text");
+    for (size_t i = 0; i < encoding.size(); ++i) {
+      const TokenSpan span = encoding.offsets[i];
+      const bool special = encoding.sources[i] == TokenSource::kSpecial;
+      const std::string bytes =
+          special ? "" : std::to_string(span.begin) + "-" + std::to_string(span.end);
+      std::string type;
+      if (input.is_pair) type = std::to_string(encoding.token_type_ids[i]) + "     ";
+      const std::string& token = encoding.tokens[i];
+      std::printf("%5zu %8d %s%-9s  %s", i, encoding.ids[i], type.c_str(), bytes.c_str(),
+                  token.c_str());
+      if (!special) {
+        std::printf("%*s  %s", static_cast<int>(token_width - display_width(token)), "",
+                    in_quotes(source_text(input, i)).c_str());
+      }
+      std::printf("\n");
+    }
+  }
+}
+
+}  // namespace
+
+RunCommand add_tokenize_command(CLI::App& root) {
+  auto options = std::make_shared<TokenizeOptions>();
+  CLI::App* command =
+      root.add_subcommand("tokenize", "Split texts into tokens and ids with a model's tokenizer");
+  auto* model = command->add_option(
+      "-m,--model", options->model_dir,
+      "Model folder: tokenizer.model (sentencepiece), else tokenizer.json, else vocab.txt");
+  auto* file = command->add_option(
+      "--tokenizer", options->tokenizer_file,
+      "One tokenizer file: *.model (sentencepiece), *.json (tokenizer.json), else a vocab.txt");
+  model->type_name("DIR");
+  file->type_name("FILE");
+  model->excludes(file);
+  command->add_flag("--json", options->json,
+                    "Print JSON: {\"inputs\": [{\"text\", \"tokens\", \"ids\", ...}]}");
+  command->add_flag("--no-special", options->no_special,
+                    "Leave out the template's special tokens ([CLS] [SEP], <s> </s>)");
+  command->add_flag("--pair", options->pair,
+                    "Take the texts two at a time as sentence pairs ([CLS] a [SEP] b [SEP])");
+  command
+      ->add_option("TEXT", options->texts,
+                   "Texts to tokenize (use -- before a text that starts with -)")
+      ->required();
+
+  return [options]() -> int {
+    if (options->model_dir.empty() && options->tokenizer_file.empty()) {
+      throw UsageError(
+          "tokenize needs a model folder (-m DIR) or a tokenizer file (--tokenizer FILE)");
+    }
+    const std::unique_ptr<Tokenizer> tokenizer =
+        options->model_dir.empty() ? load_tokenizer_file(options->tokenizer_file)
+                                   : load_tokenizer_from_folder(options->model_dir);
+    const std::vector<Input> inputs = encode_all(*tokenizer, *options);
+    if (options->json) {
+      const std::string text =
+          to_json(*tokenizer, inputs)
+              .dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+      std::printf("%s\n", text.c_str());
+    } else {
+      print_table(*tokenizer, inputs);
+    }
+    return 0;
+  };
+}
+
+}  // namespace tinyenc::cli
