@@ -1,0 +1,289 @@
+// The shipped "who did it?" models (models/pretrained/order-*, made by models/train/): six
+// encoders that differ only in their position encoding, each loaded from its folder the way
+// `tinyenc run` loads it and run on the held-out sentences PyTorch saw (heldout_golden.json).
+// Checked: the tokenizer gives PyTorch's ids and adds no special tokens; logits within 1e-4 of
+// PyTorch's; the same prediction for every sentence, hence the same accuracy per construction and
+// the same swapped-pair table; swapped sentences tokenize to permutations of each other; and the
+// order-blind baseline (mean pooling, no PE) gives both sentences of such a pair the same output.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/encoder.h"
+#include "models/model.h"
+#include "tests/support/test_data.h"
+#include "tokenizer/load_tokenizer.h"
+
+namespace tinyenc {
+namespace {
+
+const std::vector<std::string> kModels = {"order-none", "order-sinusoidal", "order-learned",
+                                          "order-rope", "order-alibi",      "order-relative"};
+
+std::filesystem::path model_dir(const std::string& name) {
+  return testing::source_dir() / "models" / "pretrained" / name;
+}
+
+struct GoldenSentence {
+  std::string text;
+  std::vector<int32_t> ids;
+  int64_t label = 0;
+  std::string construction;
+  std::string pair;
+  std::vector<float> logits;
+};
+
+// One model folder, loaded once for all the tests that use it.
+struct ShippedModel {
+  LoadedModel model;
+  std::unique_ptr<Tokenizer> tokenizer;
+  nlohmann::json golden;
+  std::vector<GoldenSentence> sentences;  // swapped pairs: sentences 2k and 2k + 1
+  std::vector<float> engine_logits;       // [sentences, labels], from the engine
+  int64_t labels = 0;
+};
+
+// Runs every sentence (its ids from the engine's own tokenizer) in one padded batch.
+std::vector<float> run_batch(Encoder& encoder, const std::vector<std::vector<int32_t>>& rows) {
+  size_t seq = 0;
+  for (const auto& row : rows) seq = std::max(seq, row.size());
+  std::vector<int32_t> ids(rows.size() * seq, 0);
+  std::vector<int32_t> lengths;
+  for (size_t b = 0; b < rows.size(); ++b) {
+    std::copy(rows[b].begin(), rows[b].end(), ids.begin() + static_cast<int64_t>(b * seq));
+    lengths.push_back(static_cast<int32_t>(rows[b].size()));
+  }
+  EncoderInput input{static_cast<int64_t>(rows.size()), static_cast<int64_t>(seq), ids.data(),
+                     lengths.data(), nullptr};
+  return encoder.forward(input).logits;
+}
+
+const ShippedModel& shipped(const std::string& name) {
+  static std::map<std::string, std::unique_ptr<ShippedModel>> cache;
+  std::unique_ptr<ShippedModel>& entry = cache[name];
+  if (entry) return *entry;
+  auto loaded = std::make_unique<ShippedModel>();
+  const std::filesystem::path dir = model_dir(name);
+  loaded->model = load_model(dir);
+  loaded->tokenizer = load_tokenizer_from_folder(dir);
+  loaded->golden = testing::read_json(dir / "heldout_golden.json");
+  loaded->labels = loaded->model.config.encoder.num_labels;
+  std::vector<std::vector<int32_t>> rows;
+  for (const auto& item : loaded->golden["sentences"]) {
+    GoldenSentence sentence;
+    sentence.text = item["text"].get<std::string>();
+    sentence.ids = item["ids"].get<std::vector<int32_t>>();
+    sentence.label = item["label"].get<int64_t>();
+    sentence.construction = item["construction"].get<std::string>();
+    sentence.pair = item["pair"].get<std::string>();
+    sentence.logits = item["logits"].get<std::vector<float>>();
+    rows.push_back(loaded->tokenizer->encode(sentence.text).ids);
+    loaded->sentences.push_back(std::move(sentence));
+  }
+  Encoder encoder(loaded->model.config.encoder, loaded->model.weights);
+  loaded->engine_logits = run_batch(encoder, rows);
+  entry = std::move(loaded);
+  return *entry;
+}
+
+int64_t argmax(const float* values, int64_t count) {
+  return std::max_element(values, values + count) - values;
+}
+
+bool is_permutation_of(std::vector<int32_t> a, std::vector<int32_t> b) {
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  return a == b;
+}
+
+// The swapped-pair kinds models/train/train_order_model.py counts: all; the construction;
+// "permutation" (the same tokens in another order) or "marked" (English pronoun case or
+// was/were differ); "mirror" (one sentence is the other reversed).
+std::vector<std::string> pair_kinds(const std::vector<int32_t>& a, const std::vector<int32_t>& b,
+                                    const std::string& construction) {
+  std::vector<std::string> kinds = {"all", construction};
+  kinds.push_back(is_permutation_of(a, b) ? "permutation" : "marked");
+  if (std::equal(a.begin(), a.end(), b.rbegin(), b.rend())) kinds.push_back("mirror");
+  return kinds;
+}
+
+class PretrainedOrderModel : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PretrainedOrderModel, TokenizesAsInTrainingWithNoSpecialTokens) {
+  const ShippedModel& shipped_model = shipped(GetParam());
+  const Tokenizer& tokenizer = *shipped_model.tokenizer;
+  EXPECT_FALSE(tokenizer.special_ids().cls.has_value());
+  EXPECT_FALSE(tokenizer.special_ids().sep.has_value());
+  EXPECT_EQ(tokenizer.special_ids().pad, 0);
+  EXPECT_EQ(tokenizer.special_ids().unk, 1);
+  EXPECT_EQ(tokenizer.vocab_size(), shipped_model.model.config.encoder.vocab_size);
+  ASSERT_GT(shipped_model.sentences.size(), 200u);
+  for (const GoldenSentence& sentence : shipped_model.sentences) {
+    const Encoding encoding = tokenizer.encode(sentence.text);
+    EXPECT_EQ(encoding.ids, sentence.ids) << sentence.text;
+  }
+  EXPECT_EQ(tokenizer.encode("我打你").tokens, (std::vector<std::string>{"我", "打", "你"}));
+}
+
+TEST_P(PretrainedOrderModel, LogitsMatchPyTorch) {
+  const ShippedModel& shipped_model = shipped(GetParam());
+  const int64_t labels = shipped_model.labels;
+  ASSERT_EQ(labels, static_cast<int64_t>(shipped_model.golden["labels"].size()));
+  ASSERT_EQ(shipped_model.engine_logits.size(), shipped_model.sentences.size() * labels);
+  double worst = 0.0;
+  std::string worst_text;
+  for (size_t s = 0; s < shipped_model.sentences.size(); ++s) {
+    const GoldenSentence& sentence = shipped_model.sentences[s];
+    ASSERT_EQ(static_cast<int64_t>(sentence.logits.size()), labels);
+    for (int64_t k = 0; k < labels; ++k) {
+      const double difference =
+          std::abs(shipped_model.engine_logits[s * labels + k] - sentence.logits[k]);
+      if (difference > worst) {
+        worst = difference;
+        worst_text = sentence.text;
+      }
+    }
+  }
+  EXPECT_LE(worst, 1e-4) << "largest difference on \"" << worst_text << "\"";
+  std::ostringstream worst_string;
+  worst_string << worst;
+  RecordProperty("max_abs_difference", worst_string.str());
+}
+
+TEST_P(PretrainedOrderModel, AccuracyEqualsPyTorch) {
+  const ShippedModel& shipped_model = shipped(GetParam());
+  const int64_t labels = shipped_model.labels;
+  std::map<std::string, int> correct, total;
+  std::vector<bool> right;
+  for (size_t s = 0; s < shipped_model.sentences.size(); ++s) {
+    const GoldenSentence& sentence = shipped_model.sentences[s];
+    const int64_t prediction = argmax(&shipped_model.engine_logits[s * labels], labels);
+    EXPECT_EQ(prediction, argmax(sentence.logits.data(), labels))
+        << "the engine and PyTorch predict differently for \"" << sentence.text << "\"";
+    right.push_back(prediction == sentence.label);
+    for (const std::string& key : {std::string("overall"), sentence.construction}) {
+      total[key] += 1;
+      correct[key] += right.back() ? 1 : 0;
+    }
+  }
+  const nlohmann::json& accuracy = shipped_model.golden["accuracy"];
+  EXPECT_EQ(correct["overall"], accuracy["overall"]["correct"].get<int>());
+  EXPECT_EQ(total["overall"], accuracy["overall"]["total"].get<int>());
+  for (const auto& [construction, counts] : accuracy["by_construction"].items()) {
+    EXPECT_EQ(correct[construction], counts["correct"].get<int>()) << construction;
+    EXPECT_EQ(total[construction], counts["total"].get<int>()) << construction;
+  }
+
+  std::map<std::string, int> both_right, pairs;
+  for (size_t s = 0; s + 1 < shipped_model.sentences.size(); s += 2) {
+    const GoldenSentence& first = shipped_model.sentences[s];
+    const GoldenSentence& second = shipped_model.sentences[s + 1];
+    ASSERT_EQ(first.pair, second.pair);
+    for (const std::string& kind : pair_kinds(first.ids, second.ids, first.construction)) {
+      pairs[kind] += 1;
+      both_right[kind] += right[s] && right[s + 1] ? 1 : 0;
+    }
+  }
+  const nlohmann::json& swapped = shipped_model.golden["swapped_pairs"];
+  EXPECT_EQ(pairs.size(), swapped.size());
+  for (const auto& [kind, counts] : swapped.items()) {
+    EXPECT_EQ(both_right[kind], counts["both_right"].get<int>()) << kind;
+    EXPECT_EQ(pairs[kind], counts["total"].get<int>()) << kind;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shipped, PretrainedOrderModel, ::testing::ValuesIn(kModels),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param.substr(info.param.find('-') + 1);
+                           return name;
+                         });
+
+// Swapping two words swaps their tokens and nothing else: no word-boundary mark that only the
+// first word lacks, no Chinese piece spanning two characters.
+TEST(PretrainedOrderTokenizer, SwappedSentencesArePermutations) {
+  const std::unique_ptr<Tokenizer> tokenizer = load_tokenizer_from_folder(model_dir("order-none"));
+  const std::vector<std::pair<std::string, std::string>> swaps = {
+      {"我打你", "你打我"},
+      {"小明被小红打了", "小红被小明打了"},
+      {"昨天老师在学校骂了妈妈", "昨天妈妈在学校骂了老师"},
+      {"Xiaoming hit Xiaohong", "Xiaohong hit Xiaoming"},
+      {"you chased the dog at school", "the dog chased you at school"},
+      {"yesterday mom was hit by the teacher", "yesterday the teacher was hit by mom"},
+  };
+  for (const auto& [first, second] : swaps) {
+    const std::vector<int32_t> a = tokenizer->encode(first).ids;
+    const std::vector<int32_t> b = tokenizer->encode(second).ids;
+    EXPECT_TRUE(is_permutation_of(a, b)) << first << " / " << second;
+    EXPECT_NE(a, b) << first << " / " << second;
+    for (int32_t id : a) EXPECT_NE(id, 1) << "unknown piece in " << first;
+  }
+  EXPECT_EQ(tokenizer->encode("Xiaoming hit Xiaohong").tokens,
+            (std::vector<std::string>{"Xiaoming", "▁", "hit", "▁", "Xiaohong"}));
+  // Pronoun case is English, not tokenization: "I hit you" / "you hit me" differ in a word.
+  EXPECT_FALSE(
+      is_permutation_of(tokenizer->encode("I hit you").ids, tokenizer->encode("you hit me").ids));
+
+  // Every held-out pair whose two sentences hold the same words (all Chinese pairs among them)
+  // holds the same tokens.
+  const ShippedModel& shipped_model = shipped("order-none");
+  int permutations = 0;
+  for (size_t s = 0; s + 1 < shipped_model.sentences.size(); s += 2) {
+    const GoldenSentence& first = shipped_model.sentences[s];
+    const GoldenSentence& second = shipped_model.sentences[s + 1];
+    std::vector<std::string> words[2];
+    for (int i = 0; i < 2; ++i) {
+      const std::string& text = i == 0 ? first.text : second.text;
+      if (first.construction.rfind("zh", 0) == 0) {
+        // Chinese characters are three UTF-8 bytes each here; compare them as units.
+        for (size_t at = 0; at < text.size(); at += 3) words[i].push_back(text.substr(at, 3));
+      } else {
+        std::istringstream stream(text);
+        for (std::string word; stream >> word;) words[i].push_back(word);
+      }
+      std::sort(words[i].begin(), words[i].end());
+    }
+    const bool same_words = words[0] == words[1];
+    if (first.construction.rfind("zh", 0) == 0) {
+      EXPECT_TRUE(same_words) << first.text;
+    }
+    const std::vector<int32_t> a = tokenizer->encode(first.text).ids;
+    const std::vector<int32_t> b = tokenizer->encode(second.text).ids;
+    EXPECT_EQ(is_permutation_of(a, b), same_words) << first.text << " / " << second.text;
+    permutations += same_words ? 1 : 0;
+  }
+  EXPECT_GT(permutations, 80);
+}
+
+// Mean pooling over a model with no position encoding sees a bag of tokens: a swapped pair
+// holding the same tokens gets the same logits, so at most one of the two can be right.
+TEST(PretrainedOrderNone, SwappedPairsGetTheSameLogits) {
+  const ShippedModel& shipped_model = shipped("order-none");
+  const int64_t labels = shipped_model.labels;
+  int checked = 0;
+  for (size_t s = 0; s + 1 < shipped_model.sentences.size(); s += 2) {
+    const GoldenSentence& first = shipped_model.sentences[s];
+    const GoldenSentence& second = shipped_model.sentences[s + 1];
+    if (!is_permutation_of(first.ids, second.ids)) continue;
+    ++checked;
+    double difference = 0.0;
+    for (int64_t k = 0; k < labels; ++k) {
+      difference =
+          std::max(difference, double(std::abs(shipped_model.engine_logits[s * labels + k] -
+                                               shipped_model.engine_logits[(s + 1) * labels + k])));
+    }
+    EXPECT_LE(difference, 1e-5) << first.text << " / " << second.text;
+  }
+  EXPECT_GT(checked, 80);
+  EXPECT_EQ(shipped_model.golden["swapped_pairs"]["permutation"]["both_right"].get<int>(), 0);
+}
+
+}  // namespace
+}  // namespace tinyenc
