@@ -943,7 +943,7 @@ TEST_P(PeKernelsTest, AddDistanceBiasT5Relative) {
 }
 
 TEST_P(PeKernelsTest, AddDistanceBiasRejectsBadArguments) {
-  std::vector<float> scores(12), bias(6);
+  std::vector<float> scores(12), bias(8);  // 2 heads x (2 + 3 - 1) distances
   DistanceBiasArgs a;
   a.scores = scores.data();
   a.batch = 1;
