@@ -147,7 +147,7 @@ std::vector<TextOutput> Pipeline::run(const std::vector<Encoding>& batch, bool k
     if (!output.pooled.empty()) {
       result.embedding.assign(output.pooled.begin() + b * d, output.pooled.begin() + (b + 1) * d);
     }
-    if (labels > 0) {
+    if (labels > 0 && !output.logits.empty()) {  // pooling none leaves the head out
       result.logits.assign(output.logits.begin() + b * labels,
                            output.logits.begin() + (b + 1) * labels);
       result.probabilities.assign(output.probabilities.begin() + b * labels,

@@ -1,0 +1,196 @@
+// `tinyenc run` and `tinyenc bench` end to end on the shipped models: output schemas, input
+// sources, batching, --ids, pooling, atomic output, and bad input (exit 2, one line).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/support/run_program.h"
+#include "tests/support/test_data.h"
+
+namespace tinyenc {
+namespace {
+
+using testing::count_lines;
+using testing::ProgramResult;
+
+std::string model(const std::string& name) {
+  return (testing::source_dir() / "models" / "pretrained" / name).string();
+}
+
+ProgramResult run(const std::string& arguments, const std::string& input = "") {
+  return testing::run_program(TINYENC_BINARY, arguments, input);
+}
+
+nlohmann::json run_json(const std::string& arguments, const std::string& input = "") {
+  const ProgramResult result = run(arguments + " --json", input);
+  EXPECT_EQ(result.exit_code, 0) << arguments << ": " << result.err;
+  return nlohmann::json::parse(result.out);
+}
+
+void expect_bad_input(const std::string& arguments, const std::string& mentions,
+                      const std::string& input = "") {
+  const ProgramResult result = run(arguments, input);
+  EXPECT_EQ(result.exit_code, 2) << arguments;
+  EXPECT_EQ(count_lines(result.err), 1) << arguments << ": " << result.err;
+  EXPECT_EQ(result.err.rfind("tinyenc: error: ", 0), 0u) << result.err;
+  EXPECT_NE(result.err.find(mentions), std::string::npos) << result.err;
+}
+
+TEST(CliRun, TableNamesTheAgent) {
+  const ProgramResult result = run("run --threads 1 -m " + model("order-rope") + " 我打你 你打我");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("tokens  我 打 你\n  label   我/I"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("tokens  你 打 我\n  label   你/you"), std::string::npos) << result.out;
+}
+
+TEST(CliRun, JsonSchemaAndConsistency) {
+  const nlohmann::json doc =
+      run_json("run --threads 1 -m " + model("order-learned") + " 小明被小红打了");
+  ASSERT_EQ(doc["inputs"].size(), 1u);
+  const nlohmann::json& item = doc["inputs"][0];
+  for (const char* key :
+       {"text", "tokens", "ids", "label", "probabilities", "logits", "embedding"}) {
+    EXPECT_TRUE(item.contains(key)) << key;
+  }
+  EXPECT_EQ(item["text"], "小明被小红打了");
+  EXPECT_EQ(item["tokens"].size(), item["ids"].size());
+  EXPECT_EQ(item["embedding"].size(), 64u);
+  const std::vector<double> probabilities = item["probabilities"];
+  const std::vector<double> logits = item["logits"];
+  ASSERT_EQ(probabilities.size(), doc["labels"].size());
+  double sum = 0.0;
+  size_t best = 0;
+  for (size_t i = 0; i < probabilities.size(); ++i) {
+    sum += probabilities[i];
+    if (logits[i] > logits[best]) best = i;
+  }
+  EXPECT_NEAR(sum, 1.0, 1e-5);
+  EXPECT_EQ(item["label"], doc["labels"][best]);
+  EXPECT_EQ(item["label"], "小红/Xiaohong");  // the agent of a 被 passive comes second
+}
+
+TEST(CliRun, StdinFileAndArgumentsAgree) {
+  const std::string m = " --threads 1 -m " + model("order-sinusoidal");
+  const nlohmann::json from_arguments = run_json("run" + m + " 我打你 'I hit you'");
+  const nlohmann::json from_stdin = run_json("run" + m + " -", "我打你\nI hit you\n");
+  EXPECT_EQ(from_arguments["inputs"], from_stdin["inputs"]);
+  const ProgramResult lines = run("run" + m + " --jsonl -", "我打你\nI hit you\n你打我\n");
+  ASSERT_EQ(lines.exit_code, 0) << lines.err;
+  EXPECT_EQ(count_lines(lines.out), 3);
+  std::stringstream stream(lines.out);
+  for (std::string line; std::getline(stream, line);) {
+    EXPECT_TRUE(nlohmann::json::parse(line).contains("label"));
+  }
+}
+
+// Batched with longer and shorter texts, a text's outputs equal its outputs alone.
+TEST(CliRun, BatchEqualsSingle) {
+  const std::string m = " --threads 1 -m " + model("order-relative");
+  const std::string texts = " 我打你 '昨天在学校小明被小红打了' 'you were hit by me'";
+  const nlohmann::json batched = run_json("run --batch-size 3" + m + texts);
+  const nlohmann::json single = run_json("run --batch-size 1" + m + texts);
+  for (size_t i = 0; i < 3; ++i) {
+    const std::vector<double> a = batched["inputs"][i]["logits"], b = single["inputs"][i]["logits"];
+    for (size_t k = 0; k < a.size(); ++k) EXPECT_NEAR(a[k], b[k], 1e-5) << "text " << i;
+  }
+}
+
+TEST(CliRun, IdsBypassTheTokenizer) {
+  const std::string m = " --threads 1 -m " + model("order-rope");
+  const nlohmann::json text = run_json("run" + m + " 我打你");
+  std::string ids;
+  for (const auto& id : text["inputs"][0]["ids"]) {
+    if (!ids.empty()) ids += ',';
+    ids += id.dump();
+  }
+  const nlohmann::json by_ids = run_json("run" + m + " --ids " + ids);
+  EXPECT_EQ(by_ids["inputs"][0]["ids"], text["inputs"][0]["ids"]);
+  EXPECT_EQ(by_ids["inputs"][0]["logits"], text["inputs"][0]["logits"]);
+}
+
+TEST(CliRun, PoolingAndNormalize) {
+  const std::string m = " --threads 1 -m " + model("order-rope") + " 我打你";
+  const nlohmann::json mean = run_json("run" + m);
+  const nlohmann::json cls = run_json("run --pooling cls" + m);
+  EXPECT_NE(mean["inputs"][0]["embedding"], cls["inputs"][0]["embedding"]);
+  const nlohmann::json none = run_json("run --pooling none" + m);
+  EXPECT_FALSE(none["inputs"][0].contains("embedding"));
+  EXPECT_FALSE(none["inputs"][0].contains("label"));
+  const nlohmann::json normalized = run_json("run --normalize" + m);
+  double norm = 0.0;
+  for (double value : normalized["inputs"][0]["embedding"]) norm += value * value;
+  EXPECT_NEAR(std::sqrt(norm), 1.0, 1e-5);
+  const nlohmann::json hidden = run_json("run --hidden-states" + m);
+  EXPECT_EQ(hidden["inputs"][0]["hidden_states"].size(), 3u);
+  expect_bad_input("run --pooling pooler" + m, "pooler");
+  expect_bad_input("run --pooling max" + m, "--pooling");
+}
+
+TEST(CliRun, OutputFileIsWrittenAtomically) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "tinyenc_cli_run_out";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string m = " --threads 1 -m " + model("order-none");
+  const ProgramResult ok = run("run --json -o " + (dir / "a.json").string() + m + " 我打你");
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(ok.out, "");
+  std::ifstream in(dir / "a.json");
+  EXPECT_EQ(nlohmann::json::parse(in)["inputs"].size(), 1u);
+  // The second text is invalid UTF-8: nothing may be left behind, not even a temporary file.
+  const ProgramResult bad =
+      run("run --json -o " + (dir / "b.json").string() + m + " -", "我打你\n\xff\xfe\n");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), {}), 1);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CliRun, BadInputIsOneLineAndExitTwo) {
+  const std::string m = " --threads 1 -m " + model("order-rope");
+  expect_bad_input("run -m /nonexistent/model x", "/nonexistent/model");
+  expect_bad_input("run" + m + " --ids 1,2,500", "--ids");
+  expect_bad_input("run" + m + " --ids 1,x", "--ids");
+  expect_bad_input("run" + m + " -", "UTF-8", "ok\n\xc3\x28\n");
+  expect_bad_input("run" + m, "no input texts");
+  expect_bad_input("run" + m + " --batch-size 0 x", "--batch-size");
+  // The shipped models have 64 positions.
+  const std::string long_text(100, 'a');
+  std::string chinese;
+  for (int i = 0; i < 70; ++i) chinese += "我";
+  expect_bad_input("run" + m + " " + chinese, "max_position_embeddings");
+  const nlohmann::json cut = run_json("run --truncate" + m + " " + chinese);
+  EXPECT_EQ(cut["inputs"][0]["ids"].size(), 64u);
+}
+
+TEST(CliBench, JsonSchemaAndStagesSumToTheTotal) {
+  const ProgramResult result =
+      run("bench --config tiny --seq 8,16 --threads 1 --repeat 20 --pe none,rope -f json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const nlohmann::json doc = nlohmann::json::parse(result.out);
+  EXPECT_TRUE(doc["machine"].contains("cpu"));
+  EXPECT_TRUE(doc["machine"].contains("isa"));
+  EXPECT_NE(doc["onednn"].get<std::string>().find("2."), std::string::npos);
+  ASSERT_EQ(doc["rows"].size(), 4u);
+  for (const auto& row : doc["rows"]) {
+    EXPECT_EQ(row["runs"], 20);
+    EXPECT_LE(row["min_ms"].get<double>(), row["p50_ms"].get<double>());
+    EXPECT_LE(row["p50_ms"].get<double>(), row["p90_ms"].get<double>());
+    EXPECT_LE(row["p90_ms"].get<double>(), row["p99_ms"].get<double>());
+    double sum = 0.0;
+    for (const auto& [stage, ms] : row["stages_ms"].items()) sum += ms.get<double>();
+    // The stages are laps of one clock over the forward pass: they cover it all.
+    EXPECT_NEAR(sum, row["mean_ms"].get<double>(), 0.05 * row["mean_ms"].get<double>())
+        << row.dump();
+  }
+  const ProgramResult bad = run("bench --config huge");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(run("bench --config tiny --seq 8,x").exit_code, 2);
+}
+
+}  // namespace
+}  // namespace tinyenc
