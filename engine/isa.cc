@@ -110,10 +110,7 @@ Isa best_supported_isa() {
   return Isa::kScalar;
 }
 
-namespace {
-
-Isa isa_from_environment() {
-  const char* forced = std::getenv("TINYENC_ISA");
+Isa isa_for_setting(const char* forced) {
   if (forced == nullptr || *forced == '\0') return best_supported_isa();
   const std::optional<Isa> isa = parse_isa(forced);
   if (!isa) {
@@ -128,10 +125,8 @@ Isa isa_from_environment() {
   return *isa;
 }
 
-}  // namespace
-
 Isa active_isa() {
-  static const Isa isa = isa_from_environment();
+  static const Isa isa = isa_for_setting(std::getenv("TINYENC_ISA"));
   return isa;
 }
 

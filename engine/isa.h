@@ -27,7 +27,11 @@ bool isa_supported(Isa isa);
 // The fastest supported ISA, ignoring TINYENC_ISA.
 Isa best_supported_isa();
 
-// The ISA the kernels use: TINYENC_ISA when set, otherwise best_supported_isa().
+// The ISA a TINYENC_ISA value selects: null or empty means best_supported_isa(). Throws
+// std::invalid_argument for an unknown or unsupported name.
+Isa isa_for_setting(const char* setting);
+
+// The ISA the kernels use: isa_for_setting(getenv("TINYENC_ISA")).
 // Throws std::invalid_argument when TINYENC_ISA names an unknown or unsupported ISA.
 // Read once per process.
 Isa active_isa();

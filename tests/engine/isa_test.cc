@@ -92,62 +92,36 @@ TEST(IsaTest, ActiveIsaFollowsThisProcessEnvironment) {
 // active_isa() reads TINYENC_ISA once per process, so each setting runs in a fresh child
 // process (a gtest death test in "threadsafe" style re-executes this binary). The child exits
 // with 10 + the ISA it chose, or 2 after printing the exception message.
-[[noreturn]] void exit_with_active_isa() {
-  try {
-    std::exit(10 + static_cast<int>(active_isa()));
-  } catch (const std::invalid_argument& error) {
-    std::fprintf(stderr, "%s\n", error.what());
-    std::exit(2);
-  }
-}
-
-class ScopedEnvironment {
- public:
-  explicit ScopedEnvironment(const char* name) : name_(name) {
-    const char* value = std::getenv(name);
-    if (value) saved_ = value;
-  }
-  ~ScopedEnvironment() {
-    if (saved_) {
-      setenv(name_, saved_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-  void set(const char* value) { setenv(name_, value, 1); }
-  void unset() { unsetenv(name_); }
-
- private:
-  const char* name_;
-  std::optional<std::string> saved_;
-};
-
-TEST(IsaDeathTest, ActiveIsaHonoursTinyencIsa) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
-  ScopedEnvironment environment("TINYENC_ISA");
-  const int best = 10 + static_cast<int>(best_supported_isa());
-
-  environment.unset();
-  EXPECT_EXIT(exit_with_active_isa(), ::testing::ExitedWithCode(best), "");
-  environment.set("");
-  EXPECT_EXIT(exit_with_active_isa(), ::testing::ExitedWithCode(best), "");
-  environment.set("scalar");
-  EXPECT_EXIT(exit_with_active_isa(),
-              ::testing::ExitedWithCode(10 + static_cast<int>(Isa::kScalar)), "");
+// What each TINYENC_ISA value selects (active_isa() reads the variable once per process and
+// passes it here; the CLI tests run the program with the variable set).
+TEST(IsaSetting, SelectsForcesOrRejects) {
+  EXPECT_EQ(isa_for_setting(nullptr), best_supported_isa());
+  EXPECT_EQ(isa_for_setting(""), best_supported_isa());
+  EXPECT_EQ(isa_for_setting("scalar"), Isa::kScalar);
   for (Isa isa : {Isa::kAvx2, Isa::kAvx512, Isa::kNeon}) {
     SCOPED_TRACE(std::string(isa_name(isa)));
-    environment.set(std::string(isa_name(isa)).c_str());
+    const std::string name(isa_name(isa));
     if (isa_supported(isa)) {
-      EXPECT_EXIT(exit_with_active_isa(), ::testing::ExitedWithCode(10 + static_cast<int>(isa)),
-                  "");
+      EXPECT_EQ(isa_for_setting(name.c_str()), isa);
     } else {
-      EXPECT_EXIT(exit_with_active_isa(), ::testing::ExitedWithCode(2), "is not supported");
+      try {
+        isa_for_setting(name.c_str());
+        ADD_FAILURE() << "no error for an unsupported ISA";
+      } catch (const std::invalid_argument& error) {
+        EXPECT_NE(std::string(error.what()).find("is not supported"), std::string::npos);
+      }
     }
   }
-  environment.set("bogus");
-  EXPECT_EXIT(exit_with_active_isa(), ::testing::ExitedWithCode(2), "unknown ISA 'bogus'");
-  environment.set("AVX2");
-  EXPECT_EXIT(exit_with_active_isa(), ::testing::ExitedWithCode(2), "unknown ISA 'AVX2'");
+  for (const char* bogus : {"bogus", "AVX2", "sse4"}) {
+    try {
+      isa_for_setting(bogus);
+      ADD_FAILURE() << "no error for " << bogus;
+    } catch (const std::invalid_argument& error) {
+      EXPECT_NE(std::string(error.what()).find(std::string("unknown ISA '") + bogus + "'"),
+                std::string::npos);
+    }
+  }
+  EXPECT_EQ(active_isa(), isa_for_setting(std::getenv("TINYENC_ISA")));
 }
 
 }  // namespace
