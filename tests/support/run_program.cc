@@ -10,16 +10,6 @@
 #include <sstream>
 
 namespace tinyenc::testing {
-namespace {
-
-std::string slurp(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-}  // namespace
 
 ProgramResult run_program(const std::string& program, const std::string& arguments,
                           const std::string& input, const std::string& environment) {
@@ -35,10 +25,26 @@ ProgramResult run_program(const std::string& program, const std::string& argumen
   const int status = std::system(command.c_str());
   ProgramResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  result.out = slurp(dir / "out");
-  result.err = slurp(dir / "err");
+  result.out = read_text(dir / "out");
+  result.err = read_text(dir / "err");
   std::filesystem::remove_all(dir);
   return result;
+}
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// (Built by appending: GCC 12 gives a false -Wrestrict warning for "'" + string + "'", GCC bug
+// 105329.)
+std::string shell_quote(const std::filesystem::path& path) {
+  std::string quoted = "'";
+  quoted += path.string();
+  quoted += '\'';
+  return quoted;
 }
 
 int count_lines(const std::string& text) {

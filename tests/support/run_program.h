@@ -1,6 +1,7 @@
 // Runs the tinyenc program as a user would, for end-to-end CLI tests.
 #pragma once
 
+#include <filesystem>
 #include <string>
 
 namespace tinyenc::testing {
@@ -17,5 +18,11 @@ ProgramResult run_program(const std::string& program, const std::string& argumen
                           const std::string& input = "", const std::string& environment = "");
 
 int count_lines(const std::string& text);
+
+// The whole file as bytes ("" when it cannot be read).
+std::string read_text(const std::filesystem::path& path);
+
+// `path` single-quoted for the shell.
+std::string shell_quote(const std::filesystem::path& path);
 
 }  // namespace tinyenc::testing

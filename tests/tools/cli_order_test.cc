@@ -3,11 +3,9 @@
 // layer; models with one must. Then the reorderings each option asks for, the output formats,
 // the pictures, and one line on stderr with exit code 2 for every kind of bad input.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -15,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/run_program.h"
 #include "tests/support/test_data.h"
 #include "tools/tinyenc/plot/svg_check.h"
 
@@ -24,19 +23,6 @@ using nlohmann::json;
 using tinyenc::plot::check_svg;
 using tinyenc::plot::SvgCheck;
 
-struct Result {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 std::filesystem::path scratch() {
   static const std::filesystem::path dir = std::filesystem::temp_directory_path() /
                                            ("tinyenc_cli_order_test_" + std::to_string(::getpid()));
@@ -44,29 +30,17 @@ std::filesystem::path scratch() {
   return dir;
 }
 
+using Result = tinyenc::testing::ProgramResult;
+using tinyenc::testing::read_text;
+
 // Runs the program with `arguments` (already shell-quoted), capturing stdout and stderr.
 Result run(const std::string& arguments) {
-  const std::filesystem::path out = scratch() / "out", err = scratch() / "err";
-  const std::string command =
-      std::string(TINYENC_BINARY) + " " + arguments + " >" + out.string() + " 2>" + err.string();
-  const int status = std::system(command.c_str());
-  Result result;
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  result.out = slurp(out);
-  result.err = slurp(err);
-  return result;
+  return tinyenc::testing::run_program(TINYENC_BINARY, arguments);
 }
 
 Result order(const std::string& arguments) { return run("order " + arguments); }
 
-// Single-quoted for the shell. (Built by appending: GCC 12 gives a false -Wrestrict warning for
-// "'" + string + "'", GCC bug 105329.)
-std::string quote(const std::filesystem::path& path) {
-  std::string quoted = "'";
-  quoted += path.string();
-  quoted += '\'';
-  return quoted;
-}
+std::string quote(const std::filesystem::path& path) { return tinyenc::testing::shell_quote(path); }
 
 // A golden encoder folder (config.json + model.safetensors, no tokenizer: --ids only).
 std::string golden(const std::string& name) {
@@ -229,7 +203,7 @@ TEST_F(CliOrder, OutputFileIsWrittenWhole) {
   const Result result = order(golden("none") + " --ids 1,2,3 --json -o " + quote(file));
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(result.out, "");
-  EXPECT_EQ(json::parse(slurp(file))["results"].size(), 3u);
+  EXPECT_EQ(json::parse(read_text(file))["results"].size(), 3u);
   for (const auto& entry : std::filesystem::directory_iterator(scratch())) {
     EXPECT_EQ(entry.path().filename().string().find(".tmp."), std::string::npos) << entry.path();
   }
@@ -241,7 +215,7 @@ TEST_F(CliOrder, PlotDrawsTheArticlesFigureForEveryModel) {
                               " --ids 3,4,5,6 -p reverse --plot " + quote(dir));
   ASSERT_EQ(result.exit_code, 0) << result.err;
   for (const char* name : {"none-attention.svg", "rope_half-attention.svg"}) {
-    const SvgCheck check = check_svg(slurp(dir / name));
+    const SvgCheck check = check_svg(read_text(dir / name));
     ASSERT_TRUE(check.ok()) << name << ": " << check.error;
     // 4 heads x (A, B, B in A's order) x 4 x 4 tokens.
     EXPECT_EQ(check.count("cell"), 4 * 3 * 16) << name;
@@ -249,10 +223,10 @@ TEST_F(CliOrder, PlotDrawsTheArticlesFigureForEveryModel) {
     EXPECT_NE(check.text.find("A: 3,4,5,6"), std::string::npos);
     EXPECT_NE(check.text.find("B: 6,5,4,3"), std::string::npos);
   }
-  const SvgCheck summary = check_svg(slurp(dir / "summary.svg"));
+  const SvgCheck summary = check_svg(read_text(dir / "summary.svg"));
   ASSERT_TRUE(summary.ok()) << summary.error;
   EXPECT_EQ(summary.count("bar"), 2);
-  const SvgCheck layers = check_svg(slurp(dir / "layers.svg"));
+  const SvgCheck layers = check_svg(read_text(dir / "layers.svg"));
   ASSERT_TRUE(layers.ok()) << layers.error;
   EXPECT_EQ(layers.count("series"), 2);
   EXPECT_EQ(layers.count("point"), 2 * 3);
@@ -264,7 +238,7 @@ TEST_F(CliOrder, NoPositionEncodingDrawsThePermutedMatrixBackIdentical) {
   const std::filesystem::path dir = scratch() / "blind";
   const Result result = order(golden("none") + " --ids 3,4,5 -p reverse --plot " + quote(dir));
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  const std::string svg = slurp(dir / "none-attention.svg");
+  const std::string svg = read_text(dir / "none-attention.svg");
   std::vector<std::string> titles;
   for (size_t at = svg.find("<title>"); at != std::string::npos; at = svg.find("<title>", at + 1)) {
     titles.push_back(svg.substr(at, svg.find("</title>", at) - at));

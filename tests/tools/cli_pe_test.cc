@@ -1,50 +1,20 @@
 // The `tinyenc` program end to end: `pe` output formats and the exit codes for bad input.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cmath>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
+
+#include "tests/support/run_program.h"
 
 namespace {
 
-struct Result {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using Result = tinyenc::testing::ProgramResult;
+using tinyenc::testing::count_lines;
 
 // Runs the program with `arguments` (already shell-quoted), capturing stdout and stderr.
 Result run(const std::string& arguments, const std::string& environment = "") {
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("tinyenc_cli_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const std::string command = environment + " " + TINYENC_BINARY + " " + arguments + " >" +
-                              (dir / "out").string() + " 2>" + (dir / "err").string();
-  const int status = std::system(command.c_str());
-  Result result;
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  result.out = slurp(dir / "out");
-  result.err = slurp(dir / "err");
-  std::filesystem::remove_all(dir);
-  return result;
-}
-
-int count_lines(const std::string& text) {
-  int lines = 0;
-  for (char c : text) lines += c == '\n';
-  return lines;
+  return tinyenc::testing::run_program(TINYENC_BINARY, arguments, "", environment);
 }
 
 TEST(CliPe, JsonPrintsTheSeedTable) {

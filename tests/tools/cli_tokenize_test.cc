@@ -1,33 +1,18 @@
 // `tinyenc tokenize` end to end: the table and JSON outputs, pairs and --no-special, and one
 // line on stderr with exit code 2 for every kind of bad input.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "tests/support/run_program.h"
 #include "tests/support/test_data.h"
 
 namespace {
-
-struct Result {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // A scratch folder for this test program, removed at the end.
 std::filesystem::path scratch() {
@@ -38,27 +23,15 @@ std::filesystem::path scratch() {
   return dir;
 }
 
+using Result = tinyenc::testing::ProgramResult;
+using tinyenc::testing::count_lines;
+
 // Runs the program with `arguments` (already shell-quoted), capturing stdout and stderr.
 Result run(const std::string& arguments) {
-  const std::filesystem::path out = scratch() / "out", err = scratch() / "err";
-  const std::string command =
-      std::string(TINYENC_BINARY) + " " + arguments + " >" + out.string() + " 2>" + err.string();
-  const int status = std::system(command.c_str());
-  Result result;
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  result.out = slurp(out);
-  result.err = slurp(err);
-  return result;
+  return tinyenc::testing::run_program(TINYENC_BINARY, arguments);
 }
 
-// Single-quoted for the shell. (Built by appending: GCC 12 gives a false -Wrestrict warning for
-// "'" + string + "'", GCC bug 105329.)
-std::string quote(const std::filesystem::path& path) {
-  std::string quoted = "'";
-  quoted += path.string();
-  quoted += '\'';
-  return quoted;
-}
+std::string quote(const std::filesystem::path& path) { return tinyenc::testing::shell_quote(path); }
 
 // A BERT folder of our own: vocab.txt (and nothing else), so these tests need no shared data.
 std::filesystem::path bert_folder() {
@@ -142,12 +115,6 @@ TEST_F(CliTokenize, TinyBertFolderUsesTokenizerJson) {
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const nlohmann::json doc = nlohmann::json::parse(result.out);
   EXPECT_EQ(doc["inputs"][0].at("ids"), nlohmann::json({2, 74, 122, 75, 88, 42, 3}));
-}
-
-int count_lines(const std::string& text) {
-  int lines = 0;
-  for (char c : text) lines += c == '\n';
-  return lines;
 }
 
 // Bad input: exit code 2, nothing on stdout, one line on stderr that says what was wrong.

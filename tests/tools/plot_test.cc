@@ -2,19 +2,16 @@
 // number of shapes its data implies inside a document of the size it declares, the checker
 // rejects what is not well-formed, and `tinyenc pe --plot` writes figure 2 of the seed article.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <limits>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "tests/support/run_program.h"
 #include "tools/tinyenc/plot/attention_figure.h"
 #include "tools/tinyenc/plot/axis.h"
 #include "tools/tinyenc/plot/color.h"
@@ -257,18 +254,6 @@ TEST(SensitivityFigures, ABarAndALinePerModel) {
 }
 
 // `tinyenc pe --plot` end to end.
-struct Result {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 std::filesystem::path scratch() {
   static const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("tinyenc_plot_test_" + std::to_string(::getpid()));
@@ -276,16 +261,11 @@ std::filesystem::path scratch() {
   return dir;
 }
 
+using Result = tinyenc::testing::ProgramResult;
+using tinyenc::testing::read_text;
+
 Result run(const std::string& arguments) {
-  const std::filesystem::path out = scratch() / "out", err = scratch() / "err";
-  const std::string command =
-      std::string(TINYENC_BINARY) + " " + arguments + " >" + out.string() + " 2>" + err.string();
-  const int status = std::system(command.c_str());
-  Result result;
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  result.out = slurp(out);
-  result.err = slurp(err);
-  return result;
+  return tinyenc::testing::run_program(TINYENC_BINARY, arguments);
 }
 
 class CliPePlot : public ::testing::Test {
@@ -300,7 +280,7 @@ TEST_F(CliPePlot, DrawsTheSeedTableInsteadOfPrintingIt) {
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(result.out, "");
   EXPECT_EQ(result.err, "");
-  const SvgCheck check = check_svg(slurp(file));
+  const SvgCheck check = check_svg(read_text(file));
   ASSERT_TRUE(check.ok()) << check.error;
   EXPECT_EQ(check.count("cell"), 3 * 4);
   EXPECT_EQ(check.count("series"), 2);  // d_model 4 has two frequencies
@@ -313,7 +293,7 @@ TEST_F(CliPePlot, JsonStillPrintsAndLargeTablesDraw) {
   const Result result = run("pe --d-model 64 --positions 100 --json --plot " + file.string());
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(result.out.substr(0, 9), "{\"kind\": ");
-  const SvgCheck check = check_svg(slurp(file));
+  const SvgCheck check = check_svg(read_text(file));
   ASSERT_TRUE(check.ok()) << check.error;
   EXPECT_EQ(check.count("cell"), 64 * 100);
   EXPECT_EQ(check.count("series"), 3);
