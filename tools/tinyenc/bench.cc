@@ -21,6 +21,7 @@
 #include "models/model.h"
 #include "tools/tinyenc/command.h"
 #include "tools/tinyenc/output.h"
+#include "tools/tinyenc/pipeline.h"
 
 namespace tinyenc::cli {
 namespace {
@@ -181,13 +182,7 @@ std::vector<Subject> subjects(const BenchOptions& options) {
   if (!options.model.empty()) {
     if (!options.config.empty()) throw UsageError("give -m MODEL_DIR or --config, not both");
     if (!options.pe.empty()) throw UsageError("--pe overrides random presets only (--config)");
-    LoadedModel model = [&] {
-      try {
-        return load_model(options.model);
-      } catch (const std::runtime_error& e) {
-        throw std::invalid_argument(e.what());
-      }
-    }();
+    LoadedModel model = load_user_model(options.model);
     out.push_back({options.model, model.config.encoder, model.weights});
     return out;
   }

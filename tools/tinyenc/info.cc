@@ -1,31 +1,99 @@
-// `tinyenc info`: what this build and machine will run with.
+// `tinyenc info`: what this build and machine will run with and, given a model folder, what the
+// model is (its family, shape, position encoding, tokenizer and weights).
 #include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
+#include "engine/encoder.h"
 #include "engine/isa.h"
 #include "engine/onednn.h"
+#include "tokenizer/load_tokenizer.h"
 #include "tools/tinyenc/command.h"
+#include "tools/tinyenc/model_summary.h"
+#include "tools/tinyenc/pipeline.h"
 
 namespace tinyenc::cli {
+namespace {
+
+struct InfoOptions {
+  std::string model;
+  bool json = false;
+};
+
+// The folder's tokenizer, or null when it has none (such a model runs with --ids only).
+std::unique_ptr<Tokenizer> optional_tokenizer(const std::filesystem::path& dir) {
+  bool present = false;
+  for (const char* name : {"tokenizer.model", "tokenizer.json", "vocab.txt"}) {
+    present = present || std::filesystem::exists(dir / name);
+  }
+  if (!present) return nullptr;
+  try {
+    return load_tokenizer_from_folder(dir);
+  } catch (const std::runtime_error& e) {
+    throw std::invalid_argument(e.what());
+  }
+}
+
+nlohmann::json model_json(const std::filesystem::path& dir) {
+  const LoadedModel model = load_user_model(dir);
+  const std::unique_ptr<Tokenizer> tokenizer = optional_tokenizer(dir);
+  const Encoder encoder(model.config.encoder, model.weights);
+  return summarize_model(dir, model, encoder, tokenizer.get());
+}
+
+int info(const InfoOptions& options) {
+  std::vector<std::string> compiled, supported;
+  for (Isa isa : compiled_isas()) {
+    compiled.emplace_back(isa_name(isa));
+    if (isa_supported(isa)) supported.emplace_back(isa_name(isa));
+  }
+  const Isa active = active_isa();  // throws on a bad TINYENC_ISA
+  // Loaded before anything is printed: a bad folder leaves one error line and nothing else.
+  const nlohmann::json model = options.model.empty() ? nlohmann::json() : model_json(options.model);
+  if (options.json) {
+    nlohmann::json document = {{"version", "0.1.0"},
+                               {"pe_kernels",
+                                {{"active", std::string(isa_name(active))},
+                                 {"compiled", compiled},
+                                 {"supported", supported}}},
+                               {"onednn", onednn_version()},
+                               {"threads", max_threads()}};
+    if (!model.is_null()) document["model"] = model;
+    std::printf("%s\n", document.dump(2).c_str());
+    return 0;
+  }
+  const auto join = [](const std::vector<std::string>& names) {
+    std::string out;
+    for (const std::string& name : names) {
+      if (!out.empty()) out += ", ";
+      out += name;
+    }
+    return out;
+  };
+  std::printf("tinyenc 0.1.0\n");
+  std::printf("PE kernels:  %s (compiled: %s; this CPU: %s)\n",
+              std::string(isa_name(active)).c_str(), join(compiled).c_str(),
+              join(supported).c_str());
+  std::printf("oneDNN:      %s\n", onednn_version().c_str());
+  std::printf("threads:     %d\n", max_threads());
+  if (!model.is_null()) std::printf("\n%s", summary_table(model).c_str());
+  return 0;
+}
+
+}  // namespace
 
 RunCommand add_info_command(CLI::App& root) {
-  root.add_subcommand("info", "Show the chosen ISA, oneDNN version and threads");
-  return [] {
-    std::string compiled;
-    std::string supported;
-    for (Isa isa : compiled_isas()) {
-      compiled += (compiled.empty() ? "" : ", ") + std::string(isa_name(isa));
-      if (isa_supported(isa))
-        supported += (supported.empty() ? "" : ", ") + std::string(isa_name(isa));
-    }
-    const Isa active = active_isa();  // throws on a bad TINYENC_ISA
-    std::printf("tinyenc 0.1.0\n");
-    std::printf("PE kernels:  %s (compiled: %s; this CPU: %s)\n",
-                std::string(isa_name(active)).c_str(), compiled.c_str(), supported.c_str());
-    std::printf("oneDNN:      %s\n", onednn_version().c_str());
-    std::printf("threads:     %d\n", max_threads());
-    return 0;
-  };
+  auto options = std::make_shared<InfoOptions>();
+  CLI::App* command = root.add_subcommand(
+      "info", "Show the chosen ISA, oneDNN version and threads; with -m, what a model folder is");
+  command->add_option("-m,--model", options->model,
+                      "Model folder: family, shape, position encoding and its parameters, "
+                      "tokenizer, parameter count and weight bytes");
+  command->add_flag("--json", options->json, "One JSON document");
+  return [options] { return info(*options); };
 }
 
 }  // namespace tinyenc::cli

@@ -9,10 +9,6 @@
 
 namespace tinyenc::cli {
 
-namespace {
-
-// A folder or file the user named that cannot be read is bad input (exit 2), not a failure of
-// tinyenc's: the loaders report it as std::runtime_error.
 LoadedModel load_user_model(const std::filesystem::path& dir) {
   try {
     return load_model(dir);
@@ -20,8 +16,6 @@ LoadedModel load_user_model(const std::filesystem::path& dir) {
     throw std::invalid_argument(e.what());
   }
 }
-
-}  // namespace
 
 Pipeline::Pipeline(const std::filesystem::path& model_dir, const PipelineOptions& options)
     : dir_(model_dir), options_(options), model_(load_user_model(model_dir)) {

@@ -15,6 +15,10 @@
 
 namespace tinyenc::cli {
 
+// load_model for a folder the user named: one that cannot be read is bad input (exit 2), not a
+// failure of tinyenc's, so the loaders' std::runtime_error becomes std::invalid_argument.
+LoadedModel load_user_model(const std::filesystem::path& dir);
+
 struct PipelineOptions {
   std::optional<Pooling> pooling;  // override config.json's
   bool truncate = false;           // cut inputs longer than the model allows instead of failing

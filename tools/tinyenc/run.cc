@@ -11,6 +11,7 @@
 
 #include "engine/encoder.h"
 #include "tools/tinyenc/command.h"
+#include "tools/tinyenc/model_summary.h"
 #include "tools/tinyenc/output.h"
 #include "tools/tinyenc/pipeline.h"
 
@@ -32,6 +33,7 @@ struct RunOptions {
   int batch_size = 32;
   int threads = 0;
   bool truncate = false;
+  bool verbose = false;
 };
 
 std::vector<std::string> read_lines(std::istream& in) {
@@ -150,6 +152,11 @@ int run(const RunOptions& options) {
   pipeline_options.pooling = parse_pooling(options.pooling);
   pipeline_options.truncate = options.truncate;
   Pipeline pipeline(options.model, pipeline_options);
+  if (options.verbose) {
+    const nlohmann::json summary = summarize_model(pipeline.dir(), pipeline.model(),
+                                                   pipeline.encoder(), &pipeline.tokenizer());
+    std::fprintf(stderr, "tinyenc: %s\n", summary_line(summary).c_str());
+  }
 
   std::vector<std::string> texts;
   std::vector<Encoding> encodings;
@@ -227,6 +234,8 @@ RunCommand add_run_command(CLI::App& root) {
   command->add_option("--threads", options->threads, "Threads (0: physical cores)")
       ->capture_default_str();
   command->add_flag("--truncate", options->truncate, "Cut texts longer than the model allows");
+  command->add_flag("-v,--verbose", options->verbose,
+                    "Describe the model in one line on stderr first (tinyenc info -m: all of it)");
   return [options] { return run(*options); };
 }
 
