@@ -253,6 +253,16 @@ TEST(SensitivityFigures, ABarAndALinePerModel) {
   EXPECT_EQ(layers.count("point"), 3 + 3 + 4);
 }
 
+TEST(Axis, LogTicksAreOneTwoFiveAndFrameTheData) {
+  EXPECT_EQ(log_ticks(0.3, 4.2), (std::vector<double>{0.2, 0.5, 1, 2, 5}));
+  EXPECT_EQ(log_ticks(8, 128), (std::vector<double>{5, 10, 20, 50, 100, 200}));
+  // Five decades of 1, 2 and 5 would be 16 ticks, too many: powers of ten alone.
+  EXPECT_EQ(log_ticks(0.01, 1000), (std::vector<double>{0.01, 0.1, 1, 10, 100, 1000}));
+  EXPECT_EQ(log_ticks(4, 4), (std::vector<double>{2, 5, 10}));  // one value: a factor 2 around
+  EXPECT_EQ(log_tick_label(0.05), "0.05");
+  EXPECT_EQ(log_tick_label(128), "128");
+}
+
 // `tinyenc pe --plot` end to end.
 std::filesystem::path scratch() {
   static const std::filesystem::path dir =

@@ -35,6 +35,41 @@ std::vector<double> nice_ticks(double low, double high, int target) {
   return ticks;
 }
 
+std::vector<double> log_ticks(double low, double high, int max_ticks) {
+  if (!(low > 0) || !(high > 0) || !std::isfinite(low) || !std::isfinite(high)) return {1.0, 10.0};
+  if (high < low) std::swap(low, high);
+  if (high / low < 1.0 + 1e-9) {
+    // A single value: frame it with a factor of two on each side.
+    low /= 2;
+    high *= 2;
+  }
+  const auto ticks_with = [&](const std::vector<double>& mantissas) {
+    std::vector<double> ticks;
+    const int first_decade = static_cast<int>(std::floor(std::log10(low) + 1e-9));
+    const int last_decade = static_cast<int>(std::ceil(std::log10(high) - 1e-9));
+    for (int decade = first_decade; decade <= last_decade; ++decade) {
+      for (double mantissa : mantissas) {
+        // Rounded to 12 significant digits: 0.1 * 3 should read as 0.3, not 0.30000000000000004.
+        const double tick = std::stod(log_tick_label(mantissa * std::pow(10.0, decade)));
+        if (ticks.empty() || tick > ticks.back()) ticks.push_back(tick);
+      }
+    }
+    // Keep one tick at or below low and one at or above high.
+    while (ticks.size() > 1 && ticks[1] <= low * (1 + 1e-9)) ticks.erase(ticks.begin());
+    while (ticks.size() > 1 && ticks[ticks.size() - 2] >= high * (1 - 1e-9)) ticks.pop_back();
+    return ticks;
+  };
+  std::vector<double> ticks = ticks_with({1, 2, 5});
+  if (static_cast<int>(ticks.size()) > max_ticks) ticks = ticks_with({1});
+  return ticks;
+}
+
+std::string log_tick_label(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.12g", value);
+  return buffer;
+}
+
 std::string tick_label(double value, double step) {
   char buffer[32];
   if (value == 0) return "0";
@@ -52,13 +87,15 @@ std::string tick_label(double value, double step) {
 }
 
 void draw_y_axis(SvgDocument& svg, const Box& area, const LinearScale& scale,
-                 const std::vector<double>& ticks, std::string_view title) {
+                 const std::vector<double>& ticks, std::string_view title,
+                 const std::vector<std::string>& labels) {
   const double step = ticks.size() > 1 ? ticks[1] - ticks[0] : 1.0;
   double widest = 0;
-  for (double tick : ticks) {
+  for (size_t i = 0; i < ticks.size(); ++i) {
+    const double tick = ticks[i];
     const double y = scale(tick);
     svg.line({area.x, y}, {area.right(), y}, kGridColor);
-    const std::string label = tick_label(tick, step);
+    const std::string label = i < labels.size() ? labels[i] : tick_label(tick, step);
     svg.text(area.x - 6, y, label,
              {.size = kLabelSize, .anchor = Anchor::kEnd, .middle_baseline = true});
     widest = std::max(widest, label.size() * kLabelSize * 0.6);
@@ -72,13 +109,14 @@ void draw_y_axis(SvgDocument& svg, const Box& area, const LinearScale& scale,
 }
 
 void draw_x_axis(SvgDocument& svg, const Box& area, const LinearScale& scale,
-                 const std::vector<double>& ticks, std::string_view title) {
+                 const std::vector<double>& ticks, std::string_view title,
+                 const std::vector<std::string>& labels) {
   const double step = ticks.size() > 1 ? ticks[1] - ticks[0] : 1.0;
   svg.line({area.x, area.bottom()}, {area.right(), area.bottom()}, kAxisColor);
-  for (double tick : ticks) {
-    const double x = scale(tick);
+  for (size_t i = 0; i < ticks.size(); ++i) {
+    const double x = scale(ticks[i]);
     svg.line({x, area.bottom()}, {x, area.bottom() + 4}, kAxisColor);
-    svg.text(x, area.bottom() + 16, tick_label(tick, step),
+    svg.text(x, area.bottom() + 16, i < labels.size() ? labels[i] : tick_label(ticks[i], step),
              {.size = kLabelSize, .anchor = Anchor::kMiddle});
   }
   if (!title.empty()) {

@@ -31,16 +31,28 @@ struct LinearScale {
 // last >= high, so a scale built on them frames all the data.
 std::vector<double> nice_ticks(double low, double high, int target = 5);
 
+// Tick values for a log10 axis covering [low, high] (both > 0): 1, 2 and 5 times powers of ten,
+// or powers of ten alone when that would make more than `max_ticks`. As with nice_ticks, the
+// first tick is <= low and the last >= high.
+std::vector<double> log_ticks(double low, double high, int max_ticks = 10);
+
+// The label of a tick on a log axis or at a measured value: "%g" ("0.05", "128", "2e+04").
+std::string log_tick_label(double value);
+
 // A tick label with the decimals `step` needs ("0.25", "40"); scientific ("2e-07") for steps
 // below 0.001, where fixed decimals would get long.
 std::string tick_label(double value, double step);
 
 // The y axis on the left of `area`: tick labels, light horizontal grid lines, a rotated title.
+// `labels`, when given, replace tick_label's (one per tick: a log axis positions its ticks at
+// log10 of the values it shows).
 void draw_y_axis(SvgDocument& svg, const Box& area, const LinearScale& scale,
-                 const std::vector<double>& ticks, std::string_view title);
+                 const std::vector<double>& ticks, std::string_view title,
+                 const std::vector<std::string>& labels = {});
 // The x axis under `area`: ticks and labels at `ticks`, a title below.
 void draw_x_axis(SvgDocument& svg, const Box& area, const LinearScale& scale,
-                 const std::vector<double>& ticks, std::string_view title);
+                 const std::vector<double>& ticks, std::string_view title,
+                 const std::vector<std::string>& labels = {});
 
 // A vertical colour bar for a heatmap: `color` over [low, high], labelled at both ends and 0
 // when 0 lies inside.

@@ -29,44 +29,90 @@ std::string point_tooltip(const std::string& name, Point point) {
 void draw_line_chart(SvgDocument& svg, const Box& area, const std::vector<Series>& series,
                      const LineChartAxes& axes) {
   Extent x_extent, y_extent;
+  // A log axis cannot show values <= 0: they stay out of its extent and are clamped onto it.
+  const auto add = [](Extent& extent, double value, bool log) {
+    if (!log || value > 0) extent.add(value);
+  };
   for (const Series& one : series) {
     for (const Point& point : one.points) {
-      x_extent.add(point.x);
-      y_extent.add(point.y);
+      add(x_extent, point.x, axes.log_x);
+      add(y_extent, point.y, axes.log_y);
+    }
+    for (const Interval& whisker : one.whiskers) {
+      add(y_extent, whisker.low, axes.log_y);
+      add(y_extent, whisker.high, axes.log_y);
     }
   }
   if (axes.x_low != axes.x_high) x_extent = {axes.x_low, axes.x_high};
   if (axes.y_low != axes.y_high) y_extent = {axes.y_low, axes.y_high};
-  if (x_extent.empty()) x_extent = {0, 1};
-  if (y_extent.empty()) y_extent = {0, 1};
+  if (x_extent.empty()) x_extent = axes.log_x ? Extent{1, 10} : Extent{0, 1};
+  if (y_extent.empty()) y_extent = axes.log_y ? Extent{1, 10} : Extent{0, 1};
+  // Data units to axis units: log10 on a log axis.
+  const auto to_x = [&](double value) {
+    return axes.log_x ? std::log10(std::max(value, x_extent.low)) : value;
+  };
+  const auto to_y = [&](double value) {
+    return axes.log_y ? std::log10(std::max(value, y_extent.low)) : value;
+  };
 
-  const std::vector<double> y_ticks = nice_ticks(y_extent.low, y_extent.high);
+  std::vector<double> y_ticks;
+  std::vector<std::string> y_labels;
+  if (axes.log_y) {
+    for (double tick : log_ticks(y_extent.low, y_extent.high)) {
+      y_ticks.push_back(std::log10(tick));
+      y_labels.push_back(log_tick_label(tick));
+    }
+  } else {
+    y_ticks = nice_ticks(y_extent.low, y_extent.high);
+  }
   const LinearScale y{y_ticks.front(), y_ticks.back(), area.bottom(), area.y};
-  std::vector<double> x_ticks = nice_ticks(x_extent.low, x_extent.high, 8);
-  if (axes.integer_x && x_ticks.size() > 1 && x_ticks[1] - x_ticks[0] < 1) {
-    x_ticks.clear();
-    for (double tick = std::floor(x_extent.low); tick <= x_extent.high; tick += 1) {
-      x_ticks.push_back(tick);
+  std::vector<double> x_ticks = axes.x_ticks;
+  if (x_ticks.empty() && axes.log_x) x_ticks = log_ticks(x_extent.low, x_extent.high);
+  if (x_ticks.empty()) {
+    x_ticks = nice_ticks(x_extent.low, x_extent.high, 8);
+    if (axes.integer_x && x_ticks.size() > 1 && x_ticks[1] - x_ticks[0] < 1) {
+      x_ticks.clear();
+      for (double tick = std::floor(x_extent.low); tick <= x_extent.high; tick += 1) {
+        x_ticks.push_back(tick);
+      }
     }
   }
   // The x axis spans the data exactly: curves over positions should not float in margins.
-  const LinearScale x{x_extent.low, x_extent.high, area.x, area.right()};
+  const LinearScale x{to_x(x_extent.low), to_x(x_extent.high), area.x, area.right()};
   std::vector<double> visible_x_ticks;
+  std::vector<std::string> x_labels;
+  const bool label_values = axes.log_x || !axes.x_ticks.empty();
+  const double slack = 1e-9 * std::max({1.0, std::abs(x_extent.low), std::abs(x_extent.high)});
   for (double tick : x_ticks) {
-    if (tick >= x_extent.low - 1e-9 && tick <= x_extent.high + 1e-9)
-      visible_x_ticks.push_back(tick);
+    if (tick >= x_extent.low - slack && tick <= x_extent.high + slack) {
+      visible_x_ticks.push_back(to_x(tick));
+      if (label_values) x_labels.push_back(log_tick_label(tick));
+    }
   }
-  draw_y_axis(svg, area, y, y_ticks, axes.y_title);
-  draw_x_axis(svg, area, x, visible_x_ticks, axes.x_title);
+  draw_y_axis(svg, area, y, y_ticks, axes.y_title, y_labels);
+  draw_x_axis(svg, area, x, visible_x_ticks, axes.x_title, x_labels);
 
   for (const Series& one : series) {
     std::vector<Point> pixels;
     pixels.reserve(one.points.size());
-    for (const Point& point : one.points) pixels.push_back({x(point.x), y(point.y)});
+    for (const Point& point : one.points) pixels.push_back({x(to_x(point.x)), y(to_y(point.y))});
+    for (size_t i = 0; i < pixels.size() && i < one.whiskers.size(); ++i) {
+      const double centre = pixels[i].x;
+      const double low = y(to_y(one.whiskers[i].low)), high = y(to_y(one.whiskers[i].high));
+      svg.polyline({{centre - 3, low},
+                    {centre + 3, low},
+                    {centre, low},
+                    {centre, high},
+                    {centre - 3, high},
+                    {centre + 3, high}},
+                   one.color, 1.2, "whisker");
+    }
     svg.polyline(pixels, one.color, 2, "series");
     if (!one.markers) continue;
     for (size_t i = 0; i < pixels.size(); ++i) {
-      svg.circle(pixels[i], 3.5, one.color, "point", point_tooltip(one.name, one.points[i]));
+      svg.circle(
+          pixels[i], 3.5, one.color, "point",
+          i < one.tooltips.size() ? one.tooltips[i] : point_tooltip(one.name, one.points[i]));
     }
   }
 }
