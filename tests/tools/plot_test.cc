@@ -1,13 +1,16 @@
 // The SVG pictures: the writer escapes what it must and nothing else, each chart draws the
 // number of shapes its data implies inside a document of the size it declares, the checker
-// rejects what is not well-formed, and `tinyenc pe --plot` writes figure 2 of the seed article.
+// rejects what is not well-formed, `tinyenc pe --plot` writes figure 2 of the seed article and
+// `tinyenc bench --plot` a point per measured row.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -16,6 +19,7 @@
 #include "tools/tinyenc/plot/axis.h"
 #include "tools/tinyenc/plot/color.h"
 #include "tools/tinyenc/plot/heatmap.h"
+#include "tools/tinyenc/plot/latency_figure.h"
 #include "tools/tinyenc/plot/position_encoding_figure.h"
 #include "tools/tinyenc/plot/sensitivity_figures.h"
 #include "tools/tinyenc/plot/svg.h"
@@ -263,7 +267,70 @@ TEST(Axis, LogTicksAreOneTwoFiveAndFrameTheData) {
   EXPECT_EQ(log_tick_label(128), "128");
 }
 
-// `tinyenc pe --plot` end to end.
+std::vector<LatencyMeasurement> sweep(const std::vector<int64_t>& batches,
+                                      const std::vector<int64_t>& threads) {
+  std::vector<LatencyMeasurement> rows;
+  for (int64_t thread_count : threads) {
+    for (const char* kind : {"none", "rope", "alibi"}) {
+      for (int64_t batch : batches) {
+        for (int64_t seq : {8, 32, 128}) {
+          const double p50 = 0.01 * static_cast<double>(seq * batch) / thread_count;
+          rows.push_back({"tiny", kind, batch, seq, thread_count, p50, 0.9 * p50, 1.5 * p50});
+        }
+      }
+    }
+  }
+  return rows;
+}
+
+int occurrences(const std::string& text, const std::string& what) {
+  int count = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
+    ++count;
+  }
+  return count;
+}
+
+TEST(LatencyFigure, ALinePerKindWithAWhiskerPerMeasurement) {
+  const SvgCheck check = check_svg(draw_latency_figure(sweep({1}, {1}), "test machine"));
+  ASSERT_TRUE(check.ok()) << check.error;
+  EXPECT_EQ(check.width, 654);
+  EXPECT_EQ(check.height, 400);
+  EXPECT_EQ(check.count("panel"), 1);
+  EXPECT_EQ(check.count("series"), 3);
+  EXPECT_EQ(check.count("point"), 9);
+  EXPECT_EQ(check.count("whisker"), 9);
+  for (const char* kind : {"none", "rope", "alibi"}) {
+    EXPECT_EQ(occurrences(check.text, std::string(kind) + ", seq "), 3) << kind;
+  }
+  // What the single panel holds fixed is said once, in the subtitle.
+  EXPECT_NE(check.text.find("model tiny, batch 1, 1 thread"), std::string::npos) << check.text;
+  EXPECT_NE(check.text.find("rope, seq 32: p50 0.32 ms (min 0.288, p99 0.48)"), std::string::npos)
+      << check.text;
+}
+
+TEST(LatencyFigure, APanelPerBatchAndThreadCount) {
+  const SvgCheck two = check_svg(draw_latency_figure(sweep({1, 4}, {1}), ""));
+  ASSERT_TRUE(two.ok()) << two.error;
+  EXPECT_EQ(two.width, 1144);  // two columns
+  EXPECT_EQ(two.height, 400);
+  EXPECT_EQ(two.count("panel"), 2);
+  EXPECT_EQ(two.count("series"), 2 * 3);
+  EXPECT_EQ(two.count("point"), 2 * 9);
+  EXPECT_EQ(occurrences(two.text, "rope, batch 4, seq "), 3);
+  EXPECT_NE(two.text.find("model tiny, 1 thread;"), std::string::npos) << two.text;
+
+  const SvgCheck four = check_svg(draw_latency_figure(sweep({1, 4}, {1, 2}), ""));
+  ASSERT_TRUE(four.ok()) << four.error;
+  EXPECT_EQ(four.width, 1144);
+  EXPECT_EQ(four.height, 720);  // two rows
+  EXPECT_EQ(four.count("panel"), 4);
+  EXPECT_EQ(four.count("series"), 4 * 3);
+  EXPECT_EQ(four.count("whisker"), 4 * 9);
+  EXPECT_EQ(occurrences(four.text, "alibi, batch 4, 2 threads, seq "), 3);
+}
+
+// `tinyenc pe --plot` and `tinyenc bench --plot` end to end.
 std::filesystem::path scratch() {
   static const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("tinyenc_plot_test_" + std::to_string(::getpid()));
@@ -321,6 +388,47 @@ TEST_F(CliPePlot, BadRequestsExitWithTwo) {
     EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
   }
   EXPECT_FALSE(std::filesystem::exists(file));
+}
+
+TEST_F(CliPePlot, BenchDrawsALinePerKindAndPrintsItsTable) {
+  const std::filesystem::path file = scratch() / "bench.svg";
+  const Result result =
+      run("bench --config tiny --seq 4,8,16 --batch 1,2 --pe none,rope,alibi --repeat 5 --warmup 1 "
+          "-f json --plot " +
+          file.string());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const nlohmann::json rows = nlohmann::json::parse(result.out)["rows"];
+  ASSERT_EQ(rows.size(), 3u * 2 * 3);
+  const SvgCheck check = check_svg(read_text(file));
+  ASSERT_TRUE(check.ok()) << check.error;
+  EXPECT_EQ(check.width, 1144);  // a panel per batch size, side by side
+  EXPECT_EQ(check.height, 400);
+  EXPECT_EQ(check.count("series"), 2 * 3);
+  EXPECT_EQ(check.count("point"), 18);
+  EXPECT_EQ(check.count("whisker"), 18);
+  // Each point is the row the table printed.
+  for (const nlohmann::json& row : rows) {
+    char expected[160];
+    std::snprintf(expected, sizeof expected,
+                  "%s, batch %lld, seq %lld: p50 %.4g ms (min %.4g, p99 %.4g)",
+                  row["pe"].get<std::string>().c_str(), row["batch"].get<long long>(),
+                  row["seq"].get<long long>(), row["p50_ms"].get<double>(),
+                  row["min_ms"].get<double>(), row["p99_ms"].get<double>());
+    EXPECT_NE(check.text.find(expected), std::string::npos) << expected;
+  }
+  for (const auto& entry : std::filesystem::directory_iterator(scratch())) {
+    EXPECT_EQ(entry.path().string().find(".tmp."), std::string::npos) << entry.path();
+  }
+}
+
+TEST_F(CliPePlot, BenchPlotNeedsAWritableFile) {
+  for (const std::string& target : {std::string("-"), (scratch() / "no/such/dir/b.svg").string()}) {
+    const Result result = run("bench --config tiny --seq 4 --repeat 1 --plot " + target);
+    EXPECT_EQ(result.exit_code, 2) << target;
+    EXPECT_EQ(result.out, "") << target;  // refused before measuring anything
+    EXPECT_EQ(result.err.rfind("tinyenc: error: ", 0), 0u) << result.err;
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+  }
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -22,6 +23,7 @@
 #include "tools/tinyenc/command.h"
 #include "tools/tinyenc/output.h"
 #include "tools/tinyenc/pipeline.h"
+#include "tools/tinyenc/plot/latency_figure.h"
 
 namespace tinyenc::cli {
 namespace {
@@ -39,6 +41,7 @@ struct BenchOptions {
   double min_time = 0.5;
   std::string format = "md";
   std::string output = "-";
+  std::string plot;
 };
 
 std::vector<int64_t> parse_list(const std::string& text, const std::string& option) {
@@ -221,6 +224,11 @@ int bench(const BenchOptions& options) {
   std::vector<Subject> all = subjects(options);
 
   OutputSink sink(options.output);
+  // Opened before the runs, so a folder that cannot be written fails now, not after minutes.
+  std::optional<OutputSink> plot;
+  if (options.plot == "-") throw UsageError("--plot: give a file name for the SVG");
+  if (!options.plot.empty()) plot.emplace(options.plot);
+  std::vector<plot::LatencyMeasurement> measurements;
   nlohmann::json document;
   document["machine"] = {{"cpu", cpu_model()},
                          {"cores", sysconf(_SC_NPROCESSORS_ONLN)},
@@ -282,6 +290,8 @@ int bench(const BenchOptions& options) {
           if (options.format == "csv") sink.write(csv_row(j));
           if (options.format == "jsonl") sink.write(j.dump() + "\n");
           if (options.format == "json") document["rows"].push_back(j);
+          measurements.push_back({row.model, row.pe, batch, seq, threads, j["p50_ms"].get<double>(),
+                                  j["min_ms"].get<double>(), j["p99_ms"].get<double>()});
           sink.flush();
           ++done;
         }
@@ -291,6 +301,13 @@ int bench(const BenchOptions& options) {
   progress(total, total, "");
   if (options.format == "json") sink.write(document.dump(2) + "\n");
   sink.commit();
+  if (plot) {
+    const std::string where = cpu_model() + ", PE kernels " + std::string(isa_name(isa)) +
+                              ", oneDNN " + onednn_version() + ", " + std::to_string(total) +
+                              " measurements";
+    plot->write(plot::draw_latency_figure(measurements, where));
+    plot->commit();
+  }
   return 0;
 }
 
@@ -321,6 +338,11 @@ RunCommand add_bench_command(CLI::App& root) {
   command->add_option("-f,--format", options->format, "md | csv | json | jsonl")
       ->capture_default_str();
   command->add_option("-o,--output", options->output, "Write to FILE atomically");
+  command
+      ->add_option("--plot", options->plot,
+                   "Also draw latency against --seq as SVG: a line per PE kind (p50, min..p99 "
+                   "whiskers), a panel per batch/threads")
+      ->type_name("FILE");
   return [options] { return bench(*options); };
 }
 
