@@ -27,6 +27,7 @@ REPO = HERE.parents[1]
 sys.path.insert(0, str(REPO / "tools" / "golden"))
 import reference_encoder as ref  # noqa: E402
 import who_did_it  # noqa: E402
+from prepare_data import sentence_ids  # noqa: E402
 
 POSITION_ENCODINGS = {
     "none": {"kind": "none"},
@@ -168,11 +169,12 @@ def accuracy_tables(items, predictions, rows):
 
 def pair_kinds(a, b, construction):
     """all; permutation (same tokens, other order: order-blind models must give both the same
-    output) or marked (English pronoun case or was/were differ); mirror (one is the other
-    reversed: symmetric -m|i-j| ALiBi gives both the same output)."""
+    output) or marked (English pronoun case or was/were differ); mirror (the words of one are
+    the other's reversed: without the <s> and </s> at the ends, symmetric -m|i-j| ALiBi would
+    give both the same output)."""
     kinds = ["all", construction]
     kinds.append("permutation" if sorted(a) == sorted(b) else "marked")
-    if list(a) == list(reversed(b)):
+    if list(a[1:-1]) == list(reversed(b[1:-1])):
         kinds.append("mirror")
     return kinds
 
@@ -219,8 +221,8 @@ def main():
     processor = sentencepiece.SentencePieceProcessor(model_file=str(tokenizer_model))
     train_items = load_jsonl(out / "corpus" / "train.jsonl")
     heldout_items = load_jsonl(out / "corpus" / "heldout.jsonl")
-    train_rows = [processor.encode(item["text"]) for item in train_items]
-    heldout_rows = [processor.encode(item["text"]) for item in heldout_items]
+    train_rows = [sentence_ids(processor, item["text"]) for item in train_items]
+    heldout_rows = [sentence_ids(processor, item["text"]) for item in heldout_items]
 
     model = build_model(args.kind, processor.get_piece_size())
     parameters = sum(p.numel() for p in model.parameters())
@@ -288,7 +290,7 @@ EXAMPLES = ["我打你", "你打我", "小明被小红打了", "小红被小明�
 
 
 def example_outputs(model, processor):
-    rows = [processor.encode(text) for text in EXAMPLES]
+    rows = [sentence_ids(processor, text) for text in EXAMPLES]
     probabilities = torch.softmax(logits_of(model, rows), dim=1)
     out = []
     for text, p in zip(EXAMPLES, probabilities):

@@ -60,7 +60,7 @@ def accuracy_table(metrics):
 def swapped_table(all_metrics, highlight):
     kinds = [("all", "all pairs"),
              ("permutation", "same tokens, other order"),
-             ("mirror", "&nbsp;&nbsp;of which one is the other reversed"),
+             ("mirror", "&nbsp;&nbsp;of which one's words are the other's reversed"),
              ("marked", "English pronoun case or was/were differ")] + [
         (c, c) for c in CONSTRUCTIONS]
     header = "| pairs | count | " + " | ".join(
@@ -106,23 +106,19 @@ def notes(kind, metrics):
             f"{overall['correct']}/{overall['total']}.")
     if kind == "alibi":
         pairs = metrics["heldout"]["swapped_pairs"]
-        mirror = pairs.get("mirror", {"total": 0})["total"]
-        overall = metrics["heldout"]["sentences"]["overall"]
-        errors = overall["total"] - overall["correct"]
+        mirror = pairs.get("mirror", {"both_right": 0, "total": 0})
+        mirror_text = (f"{100 * mirror['both_right'] / mirror['total']:.1f} % "
+                       f"({mirror['both_right']}/{mirror['total']})" if mirror["total"] else "-")
         return (
-            "**A blind spot of symmetric ALiBi.** tinyenc's encoder ALiBi (like the reference: "
-            "`-m_h·|i-j|`) depends on distance, not direction, and these models see no special "
-            "tokens. A sentence and its reversal therefore give exactly the same output, and for "
-            "a bare three-word sentence the swap *is* the reversal: 我打你 / 你打我, "
-            "Xiaoming ▁ hit ▁ Xiaohong / Xiaohong ▁ hit ▁ Xiaoming. The row \"one is the other "
-            f"reversed\" counts those pairs ({mirror} held out): at most one sentence of each can "
-            f"be right, so at least {mirror} of this model's {errors} held-out errors are forced. "
-            "Most of the others are near-mirrors, pairs whose only asymmetry is a filler at one "
-            "end (yesterday mom helped Xiaoming / yesterday Xiaoming helped mom). Elsewhere "
-            "ALiBi reads order from asymmetric context (了 after the verb, 被, by, a place at the "
-            "end). This is why its active constructions fall below 98 % while its passives do "
-            "not. A [CLS]/[SEP] anchor or direction-dependent slopes would remove the blind "
-            "spot.")
+            "**Symmetric ALiBi and the sentence marks.** tinyenc's encoder ALiBi (like the "
+            "reference: `-m_h·|i-j|`) depends on distance, not direction. Without anything fixed "
+            "at the ends, a sequence and its reversal would give exactly the same output under "
+            "mean pooling, and for a bare three-word sentence the swap *is* the reversal: "
+            "我打你 / 你打我, Xiaoming ▁ hit ▁ Xiaohong / Xiaohong ▁ hit ▁ Xiaoming. That is why "
+            "every sentence here is `<s> … </s>`: reversing the words leaves the marks where "
+            "they are, so the sequence is not reversed, and each word's distances to `<s>` and "
+            "to `</s>` say which end it is near. The row \"one's words are the other's "
+            f"reversed\" counts those pairs; this model gets both right in {mirror_text}.")
     return ""
 
 
@@ -173,8 +169,10 @@ construction. Variant 0, {metrics['golden_sentences']} sentences, is `heldout_go
 The tokenizer (`tokenizer.model`, sentencepiece, {metrics['vocab_size']} pieces) makes every
 Chinese character and every English word of the corpus one piece, and a space between English
 words the piece `▁` (no dummy prefix), so that swapping two words swaps tokens and nothing else:
-我打你 → 我 打 你; "Xiaoming hit Xiaohong" → Xiaoming ▁ hit ▁ Xiaohong. It has `<pad>` (0) and
-`<unk>` (1) and no `<s>`/`</s>`: tinyenc adds no special tokens.
+我打你 → 我 打 你; "Xiaoming hit Xiaohong" → Xiaoming ▁ hit ▁ Xiaohong. It has `<pad>` (0),
+`<unk>` (1), `<s>` (2) and `</s>` (3), and every sentence is seen between the last two, in
+training as in tinyenc (whose sentencepiece template is `<s> a </s>`): 我打你 → `<s> 我 打 你
+</s>`. Reordering the words never moves them.
 
 ## Model
 

@@ -1,10 +1,11 @@
 // The shipped "who did it?" models (models/pretrained/order-*, made by models/train/): six
 // encoders that differ only in their position encoding, each loaded from its folder the way
 // `tinyenc run` loads it and run on the held-out sentences PyTorch saw (heldout_golden.json).
-// Checked: the tokenizer gives PyTorch's ids and adds no special tokens; logits within 1e-4 of
-// PyTorch's; the same prediction for every sentence, hence the same accuracy per construction and
-// the same swapped-pair table; swapped sentences tokenize to permutations of each other; and the
-// order-blind baseline (mean pooling, no PE) gives both sentences of such a pair the same output.
+// Checked: the tokenizer gives PyTorch's ids, the text between <s> and </s>; logits within 1e-4
+// of PyTorch's; the same prediction for every sentence, hence the same accuracy per construction
+// and the same swapped-pair table; swapped sentences tokenize to the same <s> and </s> around
+// permutations of each other's tokens; and the order-blind baseline (mean pooling, no PE) gives
+// both sentences of such a pair the same output.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -27,6 +28,9 @@ namespace {
 
 const std::vector<std::string> kModels = {"order-none", "order-sinusoidal", "order-learned",
                                           "order-rope", "order-alibi",      "order-relative"};
+// Those with a position encoding.
+const std::vector<std::string> kPositionEncodedModels = {
+    "order-sinusoidal", "order-learned", "order-rope", "order-alibi", "order-relative"};
 
 std::filesystem::path model_dir(const std::string& name) {
   return testing::source_dir() / "models" / "pretrained" / name;
@@ -104,33 +108,48 @@ bool is_permutation_of(std::vector<int32_t> a, std::vector<int32_t> b) {
   return a == b;
 }
 
+// The ids between the first and the last (<s> and </s>): the text's own tokens.
+std::vector<int32_t> inner(const std::vector<int32_t>& ids) {
+  if (ids.size() < 2) return {};
+  return std::vector<int32_t>(ids.begin() + 1, ids.end() - 1);
+}
+
 // The swapped-pair kinds models/train/train_order_model.py counts: all; the construction;
 // "permutation" (the same tokens in another order) or "marked" (English pronoun case or
-// was/were differ); "mirror" (one sentence is the other reversed).
+// was/were differ); "mirror" (the text's tokens of one are the other's reversed).
 std::vector<std::string> pair_kinds(const std::vector<int32_t>& a, const std::vector<int32_t>& b,
                                     const std::string& construction) {
   std::vector<std::string> kinds = {"all", construction};
   kinds.push_back(is_permutation_of(a, b) ? "permutation" : "marked");
-  if (std::equal(a.begin(), a.end(), b.rbegin(), b.rend())) kinds.push_back("mirror");
+  const std::vector<int32_t> text_a = inner(a), text_b = inner(b);
+  if (std::equal(text_a.begin(), text_a.end(), text_b.rbegin(), text_b.rend())) {
+    kinds.push_back("mirror");
+  }
   return kinds;
 }
 
 class PretrainedOrderModel : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(PretrainedOrderModel, TokenizesAsInTrainingWithNoSpecialTokens) {
+TEST_P(PretrainedOrderModel, TokenizesAsInTrainingBetweenSentenceMarks) {
   const ShippedModel& shipped_model = shipped(GetParam());
   const Tokenizer& tokenizer = *shipped_model.tokenizer;
-  EXPECT_FALSE(tokenizer.special_ids().cls.has_value());
-  EXPECT_FALSE(tokenizer.special_ids().sep.has_value());
+  // The training script's sentencepiece model: <pad> 0, <unk> 1, <s> 2, </s> 3.
   EXPECT_EQ(tokenizer.special_ids().pad, 0);
   EXPECT_EQ(tokenizer.special_ids().unk, 1);
+  EXPECT_EQ(tokenizer.special_ids().cls, 2);
+  EXPECT_EQ(tokenizer.special_ids().sep, 3);
   EXPECT_EQ(tokenizer.vocab_size(), shipped_model.model.config.encoder.vocab_size);
   ASSERT_GT(shipped_model.sentences.size(), 200u);
   for (const GoldenSentence& sentence : shipped_model.sentences) {
     const Encoding encoding = tokenizer.encode(sentence.text);
     EXPECT_EQ(encoding.ids, sentence.ids) << sentence.text;
   }
-  EXPECT_EQ(tokenizer.encode("我打你").tokens, (std::vector<std::string>{"我", "打", "你"}));
+  const Encoding encoding = tokenizer.encode("我打你");
+  EXPECT_EQ(encoding.tokens, (std::vector<std::string>{"<s>", "我", "打", "你", "</s>"}));
+  EXPECT_EQ(encoding.sources, (std::vector<TokenSource>{TokenSource::kSpecial, TokenSource::kFirst,
+                                                        TokenSource::kFirst, TokenSource::kFirst,
+                                                        TokenSource::kSpecial}));
+  EXPECT_EQ(tokenizer.encode("我打你", false).tokens, (std::vector<std::string>{"我", "打", "你"}));
 }
 
 TEST_P(PretrainedOrderModel, LogitsMatchPyTorch) {
@@ -200,14 +219,46 @@ TEST_P(PretrainedOrderModel, AccuracyEqualsPyTorch) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Shipped, PretrainedOrderModel, ::testing::ValuesIn(kModels),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string name = info.param.substr(info.param.find('-') + 1);
-                           return name;
-                         });
+// What the position encoding is for: every model with one names the agent of at least 98 % of
+// the golden held-out sentences, and of both sentences in every pair whose words are each
+// other's reversal (我打你 / 你打我 among them), which symmetric ALiBi could not tell apart
+// without <s> and </s> at the ends.
+class PositionEncodedModel : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PositionEncodedModel, TellsWhoDidIt) {
+  const ShippedModel& shipped_model = shipped(GetParam());
+  const int64_t labels = shipped_model.labels;
+  std::vector<bool> right;
+  for (size_t s = 0; s < shipped_model.sentences.size(); ++s) {
+    right.push_back(argmax(&shipped_model.engine_logits[s * labels], labels) ==
+                    shipped_model.sentences[s].label);
+  }
+  const double accuracy =
+      double(std::count(right.begin(), right.end(), true)) / static_cast<double>(right.size());
+  EXPECT_GE(accuracy, 0.98);
+  int mirrors = 0, mirrors_right = 0;
+  for (size_t s = 0; s + 1 < shipped_model.sentences.size(); s += 2) {
+    const GoldenSentence& first = shipped_model.sentences[s];
+    const GoldenSentence& second = shipped_model.sentences[s + 1];
+    const std::vector<std::string> kinds = pair_kinds(first.ids, second.ids, first.construction);
+    if (std::find(kinds.begin(), kinds.end(), "mirror") == kinds.end()) continue;
+    ++mirrors;
+    mirrors_right += right[s] && right[s + 1] ? 1 : 0;
+  }
+  ASSERT_GT(mirrors, 0);
+  EXPECT_EQ(mirrors_right, mirrors);
+}
+
+std::string kind_of(const ::testing::TestParamInfo<std::string>& info) {
+  return info.param.substr(info.param.find('-') + 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shipped, PretrainedOrderModel, ::testing::ValuesIn(kModels), kind_of);
+INSTANTIATE_TEST_SUITE_P(Shipped, PositionEncodedModel, ::testing::ValuesIn(kPositionEncodedModels),
+                         kind_of);
 
 // Swapping two words swaps their tokens and nothing else: no word-boundary mark that only the
-// first word lacks, no Chinese piece spanning two characters.
+// first word lacks, no Chinese piece spanning two characters; <s> and </s> stay at the ends.
 TEST(PretrainedOrderTokenizer, SwappedSentencesArePermutations) {
   const std::unique_ptr<Tokenizer> tokenizer = load_tokenizer_from_folder(model_dir("order-none"));
   const std::vector<std::pair<std::string, std::string>> swaps = {
@@ -218,15 +269,26 @@ TEST(PretrainedOrderTokenizer, SwappedSentencesArePermutations) {
       {"you chased the dog at school", "the dog chased you at school"},
       {"yesterday mom was hit by the teacher", "yesterday the teacher was hit by mom"},
   };
+  const int32_t bos = *tokenizer->token_to_id("<s>"), eos = *tokenizer->token_to_id("</s>");
   for (const auto& [first, second] : swaps) {
     const std::vector<int32_t> a = tokenizer->encode(first).ids;
     const std::vector<int32_t> b = tokenizer->encode(second).ids;
-    EXPECT_TRUE(is_permutation_of(a, b)) << first << " / " << second;
+    ASSERT_GE(a.size(), 2u);
+    ASSERT_EQ(a.size(), b.size()) << first << " / " << second;
+    EXPECT_EQ(a.front(), bos) << first;
+    EXPECT_EQ(b.front(), bos) << second;
+    EXPECT_EQ(a.back(), eos) << first;
+    EXPECT_EQ(b.back(), eos) << second;
+    EXPECT_TRUE(is_permutation_of(inner(a), inner(b))) << first << " / " << second;
     EXPECT_NE(a, b) << first << " / " << second;
-    for (int32_t id : a) EXPECT_NE(id, 1) << "unknown piece in " << first;
+    for (int32_t id : inner(a)) {
+      EXPECT_NE(id, 1) << "unknown piece in " << first;
+      EXPECT_NE(id, bos) << first;
+      EXPECT_NE(id, eos) << first;
+    }
   }
   EXPECT_EQ(tokenizer->encode("Xiaoming hit Xiaohong").tokens,
-            (std::vector<std::string>{"Xiaoming", "▁", "hit", "▁", "Xiaohong"}));
+            (std::vector<std::string>{"<s>", "Xiaoming", "▁", "hit", "▁", "Xiaohong", "</s>"}));
   // Pronoun case is English, not tokenization: "I hit you" / "you hit me" differ in a word.
   EXPECT_FALSE(
       is_permutation_of(tokenizer->encode("I hit you").ids, tokenizer->encode("you hit me").ids));

@@ -45,8 +45,11 @@ void expect_bad_input(const std::string& arguments, const std::string& mentions,
 TEST(CliRun, TableNamesTheAgent) {
   const ProgramResult result = run("run --threads 1 -m " + model("order-rope") + " 我打你 你打我");
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_NE(result.out.find("tokens  我 打 你\n  label   我/I"), std::string::npos) << result.out;
-  EXPECT_NE(result.out.find("tokens  你 打 我\n  label   你/you"), std::string::npos) << result.out;
+  // The tokens the model sees, the template's <s> and </s> included (as `tinyenc tokenize`).
+  EXPECT_NE(result.out.find("tokens  <s> 我 打 你 </s>\n  label   我/I"), std::string::npos)
+      << result.out;
+  EXPECT_NE(result.out.find("tokens  <s> 你 打 我 </s>\n  label   你/you"), std::string::npos)
+      << result.out;
 }
 
 TEST(CliRun, JsonSchemaAndConsistency) {
@@ -127,7 +130,9 @@ TEST(CliRun, PoolingAndNormalize) {
   for (double value : normalized["inputs"][0]["embedding"]) norm += value * value;
   EXPECT_NEAR(std::sqrt(norm), 1.0, 1e-5);
   const nlohmann::json hidden = run_json("run --hidden-states" + m);
-  EXPECT_EQ(hidden["inputs"][0]["hidden_states"].size(), 3u);
+  // One row per token: <s> 我 打 你 </s>.
+  EXPECT_EQ(hidden["inputs"][0]["hidden_states"].size(), 5u);
+  EXPECT_EQ(hidden["inputs"][0]["hidden_states"].size(), hidden["inputs"][0]["ids"].size());
   expect_bad_input("run --pooling pooler" + m, "pooler");
   expect_bad_input("run --pooling max" + m, "--pooling");
 }
