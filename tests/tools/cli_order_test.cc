@@ -310,23 +310,91 @@ TEST_F(CliOrder, ChineseCharactersAreWords) {
 }
 
 TEST_F(CliOrder, ShippedModelsTellWhoHitWhom) {
-  // The README's experiment on the shipped "who did it?" models, when they are in the tree.
+  // The README's first command on the shipped "who did it?" models, when they are in the tree:
+  // the order-blind model answers both sentences of a pair alike, every other one names the
+  // agent of each.
+  const std::filesystem::path pretrained = tinyenc::testing::source_dir() / "models/pretrained";
+  const std::vector<std::string> kinds = {"none", "sinusoidal", "learned",
+                                          "rope", "alibi",      "relative"};
+  std::string models;
+  for (const std::string& kind : kinds) {
+    std::string folder = "order-";
+    folder += kind;
+    if (!std::filesystem::exists(pretrained / folder / "config.json")) {
+      GTEST_SKIP() << "no shipped " << folder << " under " << pretrained;
+    }
+    models += ' ';
+    models += quote(pretrained / folder);
+  }
+  const json results = results_of(
+      order("--compare --json --models" + models + " -- 我打你 你打我 小明追小红 小红追小明"));
+  ASSERT_EQ(results.size(), 2 * kinds.size());
+  const std::vector<std::pair<std::string, std::string>> agents = {
+      {"我/I", "你/you"}, {"小明/Xiaoming", "小红/Xiaohong"}};
+  for (size_t m = 0; m < kinds.size(); ++m) {
+    for (size_t pair = 0; pair < 2; ++pair) {
+      const json& result = results[2 * m + pair];
+      EXPECT_EQ(result["pe"], kinds[m]);
+      EXPECT_EQ(result["layer_alignment"], "token") << result.dump();
+      if (kinds[m] == "none") {
+        // Blind: the same answer twice, and no distance anywhere.
+        EXPECT_LE(result["cosine_distance"].get<double>(), 1e-6) << result.dump();
+        EXPECT_FALSE(result["label_flipped"].get<bool>()) << result.dump();
+        for (const json& distance : result["layer_distances"]) {
+          EXPECT_LE(distance.get<double>(), 1e-6) << result.dump();
+        }
+      } else {
+        EXPECT_EQ(result["label"], agents[pair].first) << result.dump();
+        EXPECT_EQ(result["perturbed_label"], agents[pair].second) << result.dump();
+        EXPECT_GT(result["cosine_distance"].get<double>(), 1e-3) << result.dump();
+      }
+    }
+  }
+}
+
+TEST_F(CliOrder, SentenceMarksStayInPlace) {
+  // The shipped models wrap every text in <s> ... </s>. Reordering moves the text's tokens only,
+  // so reversing the words of 我打你 is not reversing the sequence: ALiBi's -m|i - j| sees it.
   const std::filesystem::path pretrained = tinyenc::testing::source_dir() / "models/pretrained";
   if (!std::filesystem::exists(pretrained / "order-none/config.json") ||
-      !std::filesystem::exists(pretrained / "order-rope/config.json")) {
+      !std::filesystem::exists(pretrained / "order-alibi/config.json")) {
     GTEST_SKIP() << "no shipped order-* models under " << pretrained;
   }
-  const json results =
-      results_of(order("--compare --json --models " + quote(pretrained / "order-none") + " " +
-                       quote(pretrained / "order-rope") + " 我打你 你打我"));
-  ASSERT_EQ(results.size(), 2u);
-  EXPECT_EQ(results[0]["pe"], "none");
-  EXPECT_LE(results[0]["cosine_distance"].get<double>(), 1e-6);
-  EXPECT_FALSE(results[0]["label_flipped"].get<bool>());  // blind: the same answer twice
-  EXPECT_EQ(results[0]["layer_alignment"], "token");
-  EXPECT_EQ(results[1]["pe"], "rope");
-  EXPECT_GT(results[1]["cosine_distance"].get<double>(), 1e-2);
-  EXPECT_TRUE(results[1]["label_flipped"].get<bool>());  // the agent changes
+  const std::string none = "-m " + quote(pretrained / "order-none");
+  const std::string alibi = "-m " + quote(pretrained / "order-alibi");
+  for (const char* unit : {"word", "char", "token"}) {
+    const json blind =
+        results_of(order(none + " --unit " + std::string(unit) + " -p permutations 我打你 --json"));
+    ASSERT_EQ(blind.size(), 5u) << unit;  // 3! - 1
+    for (const json& result : blind) {
+      EXPECT_EQ(result["layer_alignment"], "token") << unit << result.dump();
+      EXPECT_LE(result["cosine_distance"].get<double>(), 1e-6) << unit << result.dump();
+      for (const json& distance : result["layer_distances"]) {
+        EXPECT_LE(distance.get<double>(), 1e-6) << unit << result.dump();
+      }
+    }
+    const json reversed =
+        results_of(order(alibi + " --unit " + std::string(unit) + " -p reverse 我打你 --json"));
+    ASSERT_EQ(reversed.size(), 1u);
+    EXPECT_EQ(reversed[0]["perturbed_text"], std::string(unit) == "token" ? "你 打 我" : "你打我");
+    EXPECT_EQ(reversed[0]["layer_alignment"], "token");
+    EXPECT_GT(reversed[0]["cosine_distance"].get<double>(), 1e-3) << unit;
+    EXPECT_TRUE(reversed[0]["label_flipped"].get<bool>()) << unit;
+  }
+
+  // Figure 1 with the marks: B put back in A's order is A itself for the order-blind model.
+  const std::filesystem::path dir = scratch() / "marks";
+  const Result result = order(none + " -p reverse 我打你 --plot " + quote(dir));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const std::string svg = slurp(dir / "order-none-attention.svg");
+  std::vector<std::string> titles;
+  for (size_t at = svg.find("<title>"); at != std::string::npos; at = svg.find("<title>", at + 1)) {
+    titles.push_back(svg.substr(at, svg.find("</title>", at) - at));
+  }
+  const size_t panel = 4 * 5 * 5;  // 4 heads x (<s> 我 打 你 </s>)^2
+  ASSERT_EQ(titles.size(), 3 * panel);
+  for (size_t i = 0; i < panel; ++i) EXPECT_EQ(titles[i], titles[2 * panel + i]) << i;
+  EXPECT_NE(titles[0].find("&lt;s&gt;"), std::string::npos) << titles[0];
 }
 
 TEST_F(CliOrder, BadInputIsOneLineAndExitTwo) {

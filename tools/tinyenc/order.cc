@@ -510,7 +510,8 @@ std::string join_tokens(const Encoding& encoding, const std::vector<size_t>& pos
   return text;
 }
 
-// Token unit: the ids themselves are permuted, template tokens ([CLS], [SEP]) stay in place.
+// Token unit: the ids themselves are permuted, template tokens ([CLS] [SEP], <s> </s>) stay in
+// place.
 void reorder_tokens(const OrderModel& model, const PerturbationSpec& spec, Experiment& experiment,
                     const std::string& what) {
   const Encoding& original = experiment.encoding;
@@ -1240,7 +1241,7 @@ RunCommand add_order_command(CLI::App& root) {
           ->add_option("--unit", options->unit,
                        "What moves: word (whitespace-separated; each Chinese character is a "
                        "word), char (code points), token (the model's tokens, ids permuted "
-                       "directly; [CLS]/[SEP] stay put). Default token with --ids")
+                       "directly; [CLS]/[SEP], <s>/</s> stay put). Default token with --ids")
           ->check(CLI::IsMember({"token", "char", "word"}))
           ->capture_default_str();
   options->unit_option = unit;
@@ -1282,8 +1283,9 @@ RunCommand add_order_command(CLI::App& root) {
                     When a reordered text tokenizes differently (char units in English), each
                     layer's mean hidden states are compared instead (marked * and
                     "layer_alignment": "mean" in JSON/CSV).
-The default is every swap of two words. Reverse alone can mislead: ALiBi's bias depends only on
-|i - j|, which reversing a sequence keeps, so an ALiBi encoder without [CLS]/[SEP] cannot see it.
+The default is every swap of two words. Reordering never moves the template's tokens ([CLS]
+[SEP], <s> </s>). Reverse alone can mislead: ALiBi's bias depends only on |i - j|, which
+reversing a whole sequence keeps, so an ALiBi encoder without such fixed ends cannot see it.
 --ids hold no token in place: a model pooling its first token ([CLS]) then pools whichever token
 comes first, and its cosine distance measures that token's change more than the order's.
 --plot DIR draws <model>-attention.svg (layer 1's heads on the first sentence and on its
