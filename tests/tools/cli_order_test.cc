@@ -382,6 +382,31 @@ TEST_F(CliOrder, SentenceMarksStayInPlace) {
     EXPECT_TRUE(reversed[0]["label_flipped"].get<bool>()) << unit;
   }
 
+  // --ids: the folder's tokenizer says which ids are <s> and </s>, and they stay in place too.
+  // The ids of 我打你 are the ones training used (heldout_golden.json).
+  const json golden_sentences =
+      json::parse(slurp(pretrained / "order-alibi/heldout_golden.json"))["sentences"];
+  std::vector<int> ids;
+  for (const json& sentence : golden_sentences) {
+    if (sentence["text"] == "我打你") ids = sentence["ids"].get<std::vector<int>>();
+  }
+  ASSERT_EQ(ids.size(), 5u);  // <s> 我 打 你 </s>
+  const auto join = [](const std::vector<int>& numbers) {
+    std::string text;
+    for (int number : numbers) {
+      if (!text.empty()) text += ',';
+      text += std::to_string(number);
+    }
+    return text;
+  };
+  const json by_ids = results_of(order(alibi + " -p reverse --json --ids " + join(ids)));
+  ASSERT_EQ(by_ids.size(), 1u);
+  EXPECT_EQ(by_ids[0]["perturbed_text"], join({ids[0], ids[3], ids[2], ids[1], ids[4]}));
+  EXPECT_TRUE(by_ids[0]["label_flipped"].get<bool>());
+  const json by_text = results_of(order(alibi + " --unit token -p reverse 我打你 --json"));
+  EXPECT_NEAR(by_ids[0]["cosine_distance"].get<double>(),
+              by_text[0]["cosine_distance"].get<double>(), 1e-6);
+
   // Figure 1 with the marks: B put back in A's order is A itself for the order-blind model.
   const std::filesystem::path dir = scratch() / "marks";
   const Result result = order(none + " -p reverse 我打你 --plot " + quote(dir));

@@ -228,6 +228,19 @@ class OrderModel {
                                     ": vocab_size: smaller than the tokenizer's " +
                                     std::to_string(tokenizer_->vocab_size()) + " tokens");
       }
+    } else {
+      // --ids only: a tokenizer, when the folder has one that loads, still says which ids are
+      // its template's tokens (<s> </s>, [CLS] [SEP]), and those stay in place.
+      try {
+        tokenizer_ = load_tokenizer_from_folder(dir);
+      } catch (const std::exception&) {
+        tokenizer_.reset();
+      }
+    }
+    if (tokenizer_) {
+      for (const TemplateItem& item : tokenizer_->special_template().single) {
+        if (item.kind == TemplateItem::Kind::kSpecialToken) template_ids_.insert(item.id);
+      }
     }
     encoder_ = std::make_unique<Encoder>(model_.config.encoder, model_.weights);
   }
@@ -240,12 +253,15 @@ class OrderModel {
   int64_t layers() const { return model_.config.encoder.layers; }
   const std::vector<std::string>& labels() const { return model_.config.labels; }
 
-  // The tokens of a text (with the template's special tokens), or an encoding of raw ids.
+  // The tokens of a text (with the template's special tokens), or an encoding of raw ids, in
+  // which the ids of the template's special tokens count as special.
   Encoding encode(const Sentence& sentence) const {
     Encoding encoding;
     if (sentence.ids) {
       for (int32_t id : *sentence.ids) {
-        encoding.append(std::to_string(id), id, 0, TokenSource::kFirst, {});
+        const bool special = template_ids_.count(id) > 0;
+        encoding.append(std::to_string(id), id, 0,
+                        special ? TokenSource::kSpecial : TokenSource::kFirst, {});
       }
     } else {
       try {
@@ -301,6 +317,7 @@ class OrderModel {
   std::filesystem::path dir_;
   LoadedModel model_;
   std::unique_ptr<Tokenizer> tokenizer_;
+  std::set<int32_t> template_ids_;  // ids of the tokenizer template's special tokens
   std::unique_ptr<Encoder> encoder_;
 };
 
@@ -1286,8 +1303,10 @@ RunCommand add_order_command(CLI::App& root) {
 The default is every swap of two words. Reordering never moves the template's tokens ([CLS]
 [SEP], <s> </s>). Reverse alone can mislead: ALiBi's bias depends only on |i - j|, which
 reversing a whole sequence keeps, so an ALiBi encoder without such fixed ends cannot see it.
---ids hold no token in place: a model pooling its first token ([CLS]) then pools whichever token
-comes first, and its cosine distance measures that token's change more than the order's.
+--ids hold in place the ids of the folder's tokenizer template (<s> </s>, [CLS] [SEP]) when it
+has a tokenizer, and no token otherwise: a model pooling its first token ([CLS]) then pools
+whichever token comes first, and its cosine distance measures that token's change more than the
+order's.
 --plot DIR draws <model>-attention.svg (layer 1's heads on the first sentence and on its
 reordering that moves the units farthest, side by side, as the seed article's figure 1),
 summary.svg (mean cosine distance per model, coloured by PE kind) and layers.svg.
