@@ -117,12 +117,13 @@ TEST(CliInfoModel, ShippedRopeModelMatchesItsFiles) {
                            std::to_string(head_dim) + " of head_dim " + std::to_string(head_dim)),
             std::string::npos)
       << table.out;
-  // The shipped tokenizer adds no special tokens, as `tokenize` shows: three characters, three ids.
-  EXPECT_EQ(model["tokenizer"]["template"], "$A");
+  // The shipped tokenizer puts each sentence between <s> and </s>, as `tokenize` shows: three
+  // characters, five ids.
+  EXPECT_EQ(model["tokenizer"]["template"], "<s> $A </s>");
   const ProgramResult tokens = run("tokenize --json -m " + shell_quote(dir) + " 我打你");
   ASSERT_EQ(tokens.exit_code, 0) << tokens.err;
-  EXPECT_EQ(json::parse(tokens.out)["inputs"][0]["ids"].size(), 3u);
-  EXPECT_NE(table.out.find("; template: $A\n"), std::string::npos) << table.out;
+  EXPECT_EQ(json::parse(tokens.out)["inputs"][0]["ids"].size(), 5u);
+  EXPECT_NE(table.out.find("; template: <s> $A </s>\n"), std::string::npos) << table.out;
 }
 
 TEST(CliInfoModel, EveryShippedPositionEncodingShowsItsParameters) {

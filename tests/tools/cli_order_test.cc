@@ -385,7 +385,7 @@ TEST_F(CliOrder, SentenceMarksStayInPlace) {
   // --ids: the folder's tokenizer says which ids are <s> and </s>, and they stay in place too.
   // The ids of 我打你 are the ones training used (heldout_golden.json).
   const json golden_sentences =
-      json::parse(slurp(pretrained / "order-alibi/heldout_golden.json"))["sentences"];
+      json::parse(read_text(pretrained / "order-alibi/heldout_golden.json"))["sentences"];
   std::vector<int> ids;
   for (const json& sentence : golden_sentences) {
     if (sentence["text"] == "我打你") ids = sentence["ids"].get<std::vector<int>>();
@@ -411,7 +411,7 @@ TEST_F(CliOrder, SentenceMarksStayInPlace) {
   const std::filesystem::path dir = scratch() / "marks";
   const Result result = order(none + " -p reverse 我打你 --plot " + quote(dir));
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  const std::string svg = slurp(dir / "order-none-attention.svg");
+  const std::string svg = read_text(dir / "order-none-attention.svg");
   std::vector<std::string> titles;
   for (size_t at = svg.find("<title>"); at != std::string::npos; at = svg.find("<title>", at + 1)) {
     titles.push_back(svg.substr(at, svg.find("</title>", at) - at));
