@@ -4,7 +4,8 @@
 For each (config, batch, seq, threads) row it alternates the two engines for --rounds rounds
 (these machines flip between speed states for seconds at a time, so one engine must not get all
 the good seconds) and prints the p50 latency of each, as a range over rounds when rounds > 1,
-and the ratio PyTorch / tinyenc (> 1: tinyenc is faster).
+and the ratio PyTorch / tinyenc (> 1: tinyenc is faster), then tinyenc's GFLOP/s and their share
+of a plain oneDNN fp32 matmul (BM_Matmul/1024/<threads>) measured right after it.
 
 PyTorch runs ReferenceEncoder (tools/golden/reference_encoder.py): nn.Embedding + learned
 positions + token types + LayerNorm, nn.TransformerEncoderLayer (post-LN, GELU, its fused
@@ -74,16 +75,16 @@ def torch_p50(model, batch, seq, repeats, min_seconds):
     return statistics.median(times) * 1e3
 
 
-def tinyenc_p50(bench, preset, batch, seq, threads, min_seconds):
-    name = f"BM_Encoder/{preset}/{batch}/{seq}/{threads}/real_time"
+def bench_median(bench, name, min_seconds):
+    """(median real time in ms, median GFLOP/s) of one encoder_bench benchmark."""
     result = subprocess.run(
-        [str(bench), f"--benchmark_filter=^{name.replace('/real_time', '')}/",
-         "--benchmark_format=json", "--benchmark_repetitions=5",
-         f"--benchmark_min_time={min_seconds / 5:.3f}", "--benchmark_report_aggregates_only=true"],
+        [str(bench), f"--benchmark_filter=^{name}/", "--benchmark_format=json",
+         "--benchmark_repetitions=5", f"--benchmark_min_time={min_seconds / 5:.3f}",
+         "--benchmark_report_aggregates_only=true"],
         check=True, capture_output=True, text=True)
     for row in json.loads(result.stdout)["benchmarks"]:
         if row.get("aggregate_name") == "median":
-            return row["real_time"]  # milliseconds (the benchmark's unit)
+            return row["real_time"], row["GFLOP/s"]  # ms (the benchmark's unit)
     raise RuntimeError(f"{name}: no median in the benchmark output")
 
 
@@ -100,6 +101,8 @@ def main():
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--min-time", type=float, default=1.0, help="seconds per measurement")
+    parser.add_argument("--min-runs", type=int, default=10,
+                        help="PyTorch runs per measurement, at least (and for --min-time)")
     parser.add_argument("--build-dir", default=str(ROOT / "build"))
     args = parser.parse_args()
 
@@ -115,21 +118,29 @@ def main():
         sys.exit(f"{bench} not found: build the project first")
 
     print(f"date: {time.strftime('%Y-%m-%d')}, rounds: {args.rounds}, p50 in ms\n")
-    print("| config | batch | seq | threads | PyTorch ms | tinyenc ms | speed-up |")
-    print("|---|---|---|---|---|---|---|")
+    print("| config | batch | seq | threads | PyTorch ms | tinyenc ms | speed-up "
+          "| tinyenc GFLOP/s | % of matmul |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for preset in args.configs.split(","):
         model = torch_model(preset)
         for batch in map(int, args.batch.split(",")):
             for seq in map(int, args.seq.split(",")):
                 for threads in map(int, args.threads.split(",")):
                     torch.set_num_threads(threads)
-                    torch_times, ours = [], []
+                    torch_times, ours, rates, shares = [], [], [], []
                     for _ in range(args.rounds):
-                        torch_times.append(torch_p50(model, batch, seq, 10, args.min_time))
-                        ours.append(tinyenc_p50(bench, preset, batch, seq, threads, args.min_time))
+                        torch_times.append(
+                            torch_p50(model, batch, seq, args.min_runs, args.min_time))
+                        ms, rate = bench_median(
+                            bench, f"BM_Encoder/{preset}/{batch}/{seq}/{threads}", args.min_time)
+                        _, matmul_rate = bench_median(bench, f"BM_Matmul/1024/{threads}", 0.5)
+                        ours.append(ms)
+                        rates.append(rate)
+                        shares.append(100 * rate / matmul_rate)
                     ratios = [t / o for t, o in zip(torch_times, ours)]
                     print(f"| {preset} | {batch} | {seq} | {threads} | {span(torch_times)} | "
-                          f"{span(ours)} | {span(ratios)}x |", flush=True)
+                          f"{span(ours)} | {span(ratios)}x | {span(rates)} | {span(shares)} |",
+                          flush=True)
 
 
 if __name__ == "__main__":
