@@ -10,7 +10,9 @@ of a plain oneDNN fp32 matmul (BM_Matmul/1024/<threads>) measured right after it
 PyTorch runs ReferenceEncoder (tools/golden/reference_encoder.py): nn.Embedding + learned
 positions + token types + LayerNorm, nn.TransformerEncoderLayer (post-LN, GELU, its fused
 inference fast path), CLS pooling, in eval() and torch.inference_mode(), with
-torch.set_num_threads matched. tinyenc runs build/bench/encoder_bench (BM_Encoder) on random
+torch.set_num_threads matched, and OpenBLAS's own thread pool set to the same count (Debian's
+PyTorch does not pass its thread setting on to OpenBLAS, which otherwise uses every core even
+at "1 thread"). tinyenc runs build/bench/encoder_bench (BM_Encoder) on random
 weights of the same shapes.
 
 Debian's PyTorch calls whatever libblas.so.3 the alternatives system selects; Debian's reference
@@ -45,6 +47,20 @@ def blas_library():
                 or "openblas" in path:
             return path
     return "unknown"
+
+
+def openblas_threads_setter(blas):
+    """openblas_set_num_threads of the loaded OpenBLAS: torch.set_num_threads leaves it alone."""
+    import ctypes
+    library = ctypes.CDLL(blas)
+    library.openblas_set_num_threads.argtypes = [ctypes.c_int]
+    library.openblas_get_num_threads.restype = ctypes.c_int
+
+    def set_threads(threads):
+        library.openblas_set_num_threads(threads)
+        if library.openblas_get_num_threads() != threads:
+            sys.exit(f"OpenBLAS kept {library.openblas_get_num_threads()} threads, asked {threads}")
+    return set_threads
 
 
 def torch_model(preset):
@@ -113,10 +129,12 @@ def main():
         sys.exit("refusing to compare: PyTorch is not running on OpenBLAS "
                  "(install libopenblas0-pthread; see update-alternatives --display "
                  "libblas.so.3-x86_64-linux-gnu)")
+    set_blas_threads = openblas_threads_setter(blas)
     bench = pathlib.Path(args.build_dir) / "bench" / "encoder_bench"
     if not bench.exists():
         sys.exit(f"{bench} not found: build the project first")
 
+    print("PyTorch threads = OpenBLAS threads = tinyenc threads on every row")
     print(f"date: {time.strftime('%Y-%m-%d')}, rounds: {args.rounds}, p50 in ms\n")
     print("| config | batch | seq | threads | PyTorch ms | tinyenc ms | speed-up "
           "| tinyenc GFLOP/s | % of matmul |")
@@ -127,6 +145,7 @@ def main():
             for seq in map(int, args.seq.split(",")):
                 for threads in map(int, args.threads.split(",")):
                     torch.set_num_threads(threads)
+                    set_blas_threads(threads)
                     torch_times, ours, rates, shares = [], [], [], []
                     for _ in range(args.rounds):
                         torch_times.append(
