@@ -337,10 +337,8 @@ void check_embedding_ids(const tinyenc::EmbeddingArgs& args) {
 void run_embedding_kernel(const tinyenc::EmbeddingArgs& args, Isa isa) {
   check_embedding_ids(args);
   const tinyenc::detail::PeKernelTable& kernels = engine_kernels(isa);
-  for_row_ranges(args.tokens, args.d_model, [&](int64_t begin, int64_t end) {
-    std::vector<float> scratch(args.gamma ? static_cast<size_t>(args.d_model) : 0);
-    kernels.embed(args, begin, end, scratch.data());
-  });
+  for_row_ranges(args.tokens, args.d_model,
+                 [&](int64_t begin, int64_t end) { kernels.embed(args, begin, end); });
 }
 
 // ---------------------------------------------------------------------------------------------

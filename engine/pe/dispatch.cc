@@ -3,7 +3,6 @@
 
 #include <stdexcept>
 #include <string>
-#include <vector>
 
 #include "engine/pe/kernel_table.h"
 #include "engine/pe/kernels.h"
@@ -74,18 +73,16 @@ void embed_tokens(const EmbeddingArgs& args, Isa isa) {
   }
   const detail::PeKernelTable& kernels = kernels_for(isa);
   if (args.tokens * args.d_model < kMinParallelFloats || omp_get_max_threads() == 1) {
-    std::vector<float> scratch(args.gamma ? static_cast<size_t>(args.d_model) : 0);
-    kernels.embed(args, 0, args.tokens, scratch.data());
+    kernels.embed(args, 0, args.tokens);
     return;
   }
 #pragma omp parallel
   {
-    std::vector<float> scratch(args.gamma ? static_cast<size_t>(args.d_model) : 0);
     const int64_t threads = omp_get_num_threads();
     const int64_t thread = omp_get_thread_num();
     const int64_t begin = args.tokens * thread / threads;
     const int64_t end = args.tokens * (thread + 1) / threads;
-    kernels.embed(args, begin, end, scratch.data());
+    kernels.embed(args, begin, end);
   }
 }
 

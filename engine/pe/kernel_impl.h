@@ -3,8 +3,8 @@
 // symbol here is distinct per ISA: code compiled with AVX-512 flags must never be merged by the
 // linker with the baseline build of the same inline function.
 //
-// This header must not instantiate standard-library templates for the same reason; scratch memory
-// comes from the caller.
+// This header must not instantiate standard-library templates for the same reason (the kernels
+// need no memory beyond their arguments).
 //
 // V provides: kWidth, Reg, load, store, set1, zero, add, sub, mul, fmadd (a*b+c), fnmadd
 // (c-a*b), reduce_add, swap_pairs ([x1,x0,x3,x2,..]), duplicate_pairs (loads kWidth/2 floats
@@ -84,13 +84,19 @@ inline float sum_embedding_row(const float* token_row, float scale, const float*
   return sum;
 }
 
-// LayerNorm of a row that is already in L1, given its sum. The variance is a second pass over
-// the centred values (robust when |mean| >> stddev), again in four accumulators. The one-lane
-// (scalar) build recomputes both statistics in double: a float running sum over 768+ terms
-// would make the specification less accurate than the SIMD paths' lane-parallel partial sums.
+// LayerNorm statistics of a row that is already in L1, given its sum. The variance is a second
+// pass over the centred values (robust when |mean| >> stddev), again in four accumulators. The
+// one-lane (scalar) build recomputes both statistics in double: a float running sum over 768+
+// terms would make the specification less accurate than the SIMD paths' lane-parallel partial
+// sums.
+struct RowStatistics {
+  float mean = 0.0f;
+  float inv_std = 0.0f;
+};
+
 template <class V>
-inline void layer_norm_row(const float* row, float row_sum, int64_t d_model, const float* gamma,
-                           const float* beta, float epsilon, float* out) {
+inline RowStatistics row_statistics(const float* row, float row_sum, int64_t d_model,
+                                    float epsilon) {
   using Reg = typename V::Reg;
   constexpr int64_t W = V::kWidth;
   float mean = 0.0f;
@@ -128,17 +134,26 @@ inline void layer_norm_row(const float* row, float row_sum, int64_t d_model, con
     for (; j < d_model; ++j) square_sum += (row[j] - mean) * (row[j] - mean);
     variance = square_sum / static_cast<float>(d_model);
   }
-  const float inv_std = 1.0f / std::sqrt(variance + epsilon);
+  return RowStatistics{mean, 1.0f / std::sqrt(variance + epsilon)};
+}
 
-  const Reg mean_v = V::set1(mean);
-  const Reg inv_std_v = V::set1(inv_std);
+// row = (row - mean) * inv_std * gamma + beta, in place.
+template <class V>
+inline void normalize_row(float* row, RowStatistics statistics, int64_t d_model, const float* gamma,
+                          const float* beta) {
+  using Reg = typename V::Reg;
+  constexpr int64_t W = V::kWidth;
+  const Reg mean_v = V::set1(statistics.mean);
+  const Reg inv_std_v = V::set1(statistics.inv_std);
   int64_t j = 0;
 #pragma GCC unroll 4
   for (; j + W <= d_model; j += W) {
     const Reg normalized = V::mul(V::sub(V::load(row + j), mean_v), inv_std_v);
-    V::store(out + j, V::fmadd(normalized, V::load(gamma + j), V::load(beta + j)));
+    V::store(row + j, V::fmadd(normalized, V::load(gamma + j), V::load(beta + j)));
   }
-  for (; j < d_model; ++j) out[j] = (row[j] - mean) * inv_std * gamma[j] + beta[j];
+  for (; j < d_model; ++j) {
+    row[j] = (row[j] - statistics.mean) * statistics.inv_std * gamma[j] + beta[j];
+  }
 }
 
 // The next token's row is a random gather the hardware prefetcher cannot predict: ask for it
@@ -148,9 +163,14 @@ inline void prefetch_row(const float* row, int64_t d_model) {
   for (int64_t offset = 0; offset < d_model * 4; offset += 64) __builtin_prefetch(bytes + offset);
 }
 
+// With LayerNorm, each row is summed into its output row and normalised there one token later:
+// a row's statistics end in a chain of dependent steps (horizontal sum, variance pass, horizontal
+// sum, square root, divide), and normalising the previous row in the middle of it gives the core
+// independent work to overlap with both waits.
 template <class V, bool kHasPosition, bool kHasType, bool kLayerNorm>
-void embed_range(const EmbeddingArgs& a, int64_t begin, int64_t end, float* scratch) {
+void embed_range(const EmbeddingArgs& a, int64_t begin, int64_t end) {
   const int64_t d = a.d_model;
+  RowStatistics previous;
   for (int64_t t = begin; t < end; ++t) {
     const float* token_row = a.token_table + static_cast<int64_t>(a.token_ids[t]) * d;
     const float* position_row = nullptr;
@@ -167,29 +187,33 @@ void embed_range(const EmbeddingArgs& a, int64_t begin, int64_t end, float* scra
     float* out = a.out + t * d;
     if constexpr (kLayerNorm) {
       const float sum = sum_embedding_row<V, kHasPosition, kHasType, true>(
-          token_row, a.scale, position_row, type_row, d, scratch);
-      layer_norm_row<V>(scratch, sum, d, a.gamma, a.beta, a.epsilon, out);
+          token_row, a.scale, position_row, type_row, d, out);
+      if (t > begin) normalize_row<V>(out - d, previous, d, a.gamma, a.beta);
+      previous = row_statistics<V>(out, sum, d, a.epsilon);
     } else {
       sum_embedding_row<V, kHasPosition, kHasType, false>(token_row, a.scale, position_row,
                                                           type_row, d, out);
     }
   }
+  if constexpr (kLayerNorm) {
+    if (end > begin) normalize_row<V>(a.out + (end - 1) * d, previous, d, a.gamma, a.beta);
+  }
 }
 
 template <class V>
-void embed(const EmbeddingArgs& a, int64_t begin, int64_t end, float* scratch) {
+void embed(const EmbeddingArgs& a, int64_t begin, int64_t end) {
   const bool position = a.position_table != nullptr;
   const bool type = a.token_type_table != nullptr;
   const bool norm = a.gamma != nullptr;
   // One specialisation per combination keeps the inner loops free of branches.
-  if (position && type && norm) return embed_range<V, true, true, true>(a, begin, end, scratch);
-  if (position && type) return embed_range<V, true, true, false>(a, begin, end, scratch);
-  if (position && norm) return embed_range<V, true, false, true>(a, begin, end, scratch);
-  if (position) return embed_range<V, true, false, false>(a, begin, end, scratch);
-  if (type && norm) return embed_range<V, false, true, true>(a, begin, end, scratch);
-  if (type) return embed_range<V, false, true, false>(a, begin, end, scratch);
-  if (norm) return embed_range<V, false, false, true>(a, begin, end, scratch);
-  return embed_range<V, false, false, false>(a, begin, end, scratch);
+  if (position && type && norm) return embed_range<V, true, true, true>(a, begin, end);
+  if (position && type) return embed_range<V, true, true, false>(a, begin, end);
+  if (position && norm) return embed_range<V, true, false, true>(a, begin, end);
+  if (position) return embed_range<V, true, false, false>(a, begin, end);
+  if (type && norm) return embed_range<V, false, true, true>(a, begin, end);
+  if (type) return embed_range<V, false, true, false>(a, begin, end);
+  if (norm) return embed_range<V, false, false, true>(a, begin, end);
+  return embed_range<V, false, false, false>(a, begin, end);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -10,8 +10,8 @@
 namespace tinyenc::detail {
 
 struct PeKernelTable {
-  // Tokens [begin, end); scratch holds d_model floats (the row before LayerNorm).
-  void (*embed)(const EmbeddingArgs& args, int64_t begin, int64_t end, float* scratch);
+  // Tokens [begin, end).
+  void (*embed)(const EmbeddingArgs& args, int64_t begin, int64_t end);
   // Tokens [begin, end).
   void (*rotate)(const RopeArgs& args, int64_t begin, int64_t end);
   // Score rows [begin, end) of the flattened [batch * heads * queries] rows.

@@ -15,8 +15,9 @@ namespace tinyenc {
 
 // out[t] = LayerNorm(scale * token_table[token_ids[t]] + position_table[position_ids[t]]
 //                    + token_type_table[token_type_ids[t]])
-// Position, token-type and LayerNorm terms are optional (null table / null gamma). Every output
-// element is written once; the LayerNorm statistics are taken over the row while it is in cache.
+// Position, token-type and LayerNorm terms are optional (null table / null gamma). One pass over
+// the tokens: with LayerNorm, a row's statistics and its normalisation read the output row while
+// it is still in L1, so it reaches memory once.
 struct EmbeddingArgs {
   int64_t tokens = 0;
   int64_t d_model = 0;
