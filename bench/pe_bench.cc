@@ -337,8 +337,9 @@ void check_embedding_ids(const tinyenc::EmbeddingArgs& args) {
 void run_embedding_kernel(const tinyenc::EmbeddingArgs& args, Isa isa) {
   check_embedding_ids(args);
   const tinyenc::detail::PeKernelTable& kernels = engine_kernels(isa);
+  const bool stream = tinyenc::detail::stream_embedding_output(args);
   for_row_ranges(args.tokens, args.d_model,
-                 [&](int64_t begin, int64_t end) { kernels.embed(args, begin, end); });
+                 [&](int64_t begin, int64_t end) { kernels.embed(args, begin, end, stream); });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -6,7 +6,8 @@
 // This header must not instantiate standard-library templates for the same reason (the kernels
 // need no memory beyond their arguments).
 //
-// V provides: kWidth, Reg, load, store, set1, zero, add, sub, mul, fmadd (a*b+c), fnmadd
+// V provides: kWidth, Reg, load, store, stream (non-temporal store, kStreamAlignment-aligned),
+// stream_fence, set1, zero, add, sub, mul, fmadd (a*b+c), fnmadd
 // (c-a*b), reduce_add, swap_pairs ([x1,x0,x3,x2,..]), duplicate_pairs (loads kWidth/2 floats
 // p0,p1,.. as [p0,p0,p1,p1,..]) and negate_even (flips the sign of lanes 0, 2, 4, ..).
 #pragma once
@@ -37,10 +38,17 @@ inline typename V::Reg embedding_vector(const float* token_row, typename V::Reg 
 
 // Writes scale * token + position + type for one row; with kSum also returns the row's sum
 // (LayerNorm's mean) taken on the way, in four independent accumulators so that the adds do not
-// wait on each other.
-template <class V, bool kHasPosition, bool kHasType, bool kSum>
+// wait on each other. kStream writes the vectors with non-temporal stores (out aligned for them).
+template <class V, bool kHasPosition, bool kHasType, bool kSum, bool kStream = false>
 inline float sum_embedding_row(const float* token_row, float scale, const float* position_row,
                                const float* type_row, int64_t d_model, float* out) {
+  const auto store = [](float* p, typename V::Reg v) {
+    if constexpr (kStream) {
+      V::stream(p, v);
+    } else {
+      V::store(p, v);
+    }
+  };
   using Reg = typename V::Reg;
   const Reg scale_v = V::set1(scale);
   constexpr int64_t W = V::kWidth;
@@ -55,10 +63,10 @@ inline float sum_embedding_row(const float* token_row, float scale, const float*
                                                                type_row, j + 2 * W);
     const Reg v3 = embedding_vector<V, kHasPosition, kHasType>(token_row, scale_v, position_row,
                                                                type_row, j + 3 * W);
-    V::store(out + j, v0);
-    V::store(out + j + W, v1);
-    V::store(out + j + 2 * W, v2);
-    V::store(out + j + 3 * W, v3);
+    store(out + j, v0);
+    store(out + j + W, v1);
+    store(out + j + 2 * W, v2);
+    store(out + j + 3 * W, v3);
     if constexpr (kSum) {
       sum0 = V::add(sum0, v0);
       sum1 = V::add(sum1, v1);
@@ -69,7 +77,7 @@ inline float sum_embedding_row(const float* token_row, float scale, const float*
   for (; j + W <= d_model; j += W) {
     const Reg v =
         embedding_vector<V, kHasPosition, kHasType>(token_row, scale_v, position_row, type_row, j);
-    V::store(out + j, v);
+    store(out + j, v);
     if constexpr (kSum) sum0 = V::add(sum0, v);
   }
   float sum = 0.0f;
@@ -167,7 +175,7 @@ inline void prefetch_row(const float* row, int64_t d_model) {
 // a row's statistics end in a chain of dependent steps (horizontal sum, variance pass, horizontal
 // sum, square root, divide), and normalising the previous row in the middle of it gives the core
 // independent work to overlap with both waits.
-template <class V, bool kHasPosition, bool kHasType, bool kLayerNorm>
+template <class V, bool kHasPosition, bool kHasType, bool kLayerNorm, bool kStream = false>
 void embed_range(const EmbeddingArgs& a, int64_t begin, int64_t end) {
   const int64_t d = a.d_model;
   RowStatistics previous;
@@ -191,8 +199,8 @@ void embed_range(const EmbeddingArgs& a, int64_t begin, int64_t end) {
       if (t > begin) normalize_row<V>(out - d, previous, d, a.gamma, a.beta);
       previous = row_statistics<V>(out, sum, d, a.epsilon);
     } else {
-      sum_embedding_row<V, kHasPosition, kHasType, false>(token_row, a.scale, position_row,
-                                                          type_row, d, out);
+      sum_embedding_row<V, kHasPosition, kHasType, false, kStream>(token_row, a.scale, position_row,
+                                                                   type_row, d, out);
     }
   }
   if constexpr (kLayerNorm) {
@@ -200,11 +208,30 @@ void embed_range(const EmbeddingArgs& a, int64_t begin, int64_t end) {
   }
 }
 
+// stream_output: the caller's output is too large to stay in cache (dispatch.cc). Without
+// LayerNorm each output element is written once, so when the rows are aligned for it the pass
+// writes them with non-temporal stores: no read for ownership of lines that are overwritten
+// anyway. (LayerNorm writes a row twice, and its first write brings the line in.)
 template <class V>
-void embed(const EmbeddingArgs& a, int64_t begin, int64_t end) {
+void embed(const EmbeddingArgs& a, int64_t begin, int64_t end, bool stream_output) {
   const bool position = a.position_table != nullptr;
   const bool type = a.token_type_table != nullptr;
   const bool norm = a.gamma != nullptr;
+  const bool aligned = reinterpret_cast<uintptr_t>(a.out) % V::kStreamAlignment == 0 &&
+                       (a.d_model * 4) % V::kStreamAlignment == 0;
+  if (stream_output && !norm && aligned) {
+    if (position && type) {
+      embed_range<V, true, true, false, true>(a, begin, end);
+    } else if (position) {
+      embed_range<V, true, false, false, true>(a, begin, end);
+    } else if (type) {
+      embed_range<V, false, true, false, true>(a, begin, end);
+    } else {
+      embed_range<V, false, false, false, true>(a, begin, end);
+    }
+    V::stream_fence();
+    return;
+  }
   // One specialisation per combination keeps the inner loops free of branches.
   if (position && type && norm) return embed_range<V, true, true, true>(a, begin, end);
   if (position && type) return embed_range<V, true, true, false>(a, begin, end);

@@ -10,6 +10,11 @@ struct VecAvx2 {
   static constexpr int kWidth = 8;
   static Reg load(const float* p) { return _mm256_loadu_ps(p); }
   static void store(float* p, Reg v) { _mm256_storeu_ps(p, v); }
+  // Non-temporal store to a kStreamAlignment-aligned p: bypasses the caches and skips the read
+  // for ownership; stream_fence orders such stores before later ones (other threads' reads).
+  static constexpr int kStreamAlignment = 32;
+  static void stream(float* p, Reg v) { _mm256_stream_ps(p, v); }
+  static void stream_fence() { _mm_sfence(); }
   static Reg set1(float x) { return _mm256_set1_ps(x); }
   static Reg zero() { return _mm256_setzero_ps(); }
   static Reg add(Reg a, Reg b) { return _mm256_add_ps(a, b); }

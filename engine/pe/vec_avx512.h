@@ -10,6 +10,9 @@ struct VecAvx512 {
   static constexpr int kWidth = 16;
   static Reg load(const float* p) { return _mm512_loadu_ps(p); }
   static void store(float* p, Reg v) { _mm512_storeu_ps(p, v); }
+  static constexpr int kStreamAlignment = 64;  // non-temporal store, as in vec_avx2.h
+  static void stream(float* p, Reg v) { _mm512_stream_ps(p, v); }
+  static void stream_fence() { _mm_sfence(); }
   static Reg set1(float x) { return _mm512_set1_ps(x); }
   static Reg zero() { return _mm512_setzero_ps(); }
   static Reg add(Reg a, Reg b) { return _mm512_add_ps(a, b); }

@@ -10,6 +10,10 @@ struct VecNeon {
   static constexpr int kWidth = 4;
   static Reg load(const float* p) { return vld1q_f32(p); }
   static void store(float* p, Reg v) { vst1q_f32(p, v); }
+  // No non-temporal store intrinsic: "streaming" is an ordinary store.
+  static constexpr int kStreamAlignment = 16;
+  static void stream(float* p, Reg v) { vst1q_f32(p, v); }
+  static void stream_fence() {}
   static Reg set1(float x) { return vdupq_n_f32(x); }
   static Reg zero() { return vdupq_n_f32(0.0f); }
   static Reg add(Reg a, Reg b) { return vaddq_f32(a, b); }

@@ -8,6 +8,9 @@ struct VecScalar {
   static constexpr int kWidth = 1;
   static Reg load(const float* p) { return *p; }
   static void store(float* p, Reg v) { *p = v; }
+  static constexpr int kStreamAlignment = 4;  // "streaming" is an ordinary store
+  static void stream(float* p, Reg v) { *p = v; }
+  static void stream_fence() {}
   static Reg set1(float x) { return x; }
   static Reg zero() { return 0.0f; }
   static Reg add(Reg a, Reg b) { return a + b; }

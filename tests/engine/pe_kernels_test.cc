@@ -16,6 +16,7 @@
 
 #include "engine/isa.h"
 #include "engine/pe/attention_bias.h"
+#include "engine/pe/kernel_table.h"
 #include "engine/pe/kernels.h"
 #include "engine/pe/rope.h"
 
@@ -365,6 +366,70 @@ TEST_P(PeKernelsTest, EmbedTokensHandWorkedLayerNorm) {
   EXPECT_EQ(out[1], 12.5f);
   EXPECT_EQ(out[2], 16.0f);
   EXPECT_EQ(out[3], 4.0f);
+}
+
+// Outputs of 32 MiB and more are written with non-temporal stores when their rows are aligned for
+// them (detail::stream_embedding_output): the values must be those of the ordinary stores, for an
+// aligned and a misaligned output, with and without position and token-type rows.
+TEST_P(PeKernelsTest, EmbedTokensLargeOutputWrittenAroundTheCaches) {
+  const int64_t d = 1024, tokens = 8192, vocab = 64, positions = 512;  // 32 MiB of output
+  std::mt19937 rng(21);
+  const std::vector<float> token_table = random_floats(rng, vocab * d, -1.0f, 1.0f);
+  const std::vector<float> position_table = random_floats(rng, positions * d, -1.0f, 1.0f);
+  const std::vector<float> type_table = random_floats(rng, 2 * d, -1.0f, 1.0f);
+  std::vector<int32_t> ids(tokens), position_ids(tokens), type_ids(tokens);
+  for (int64_t t = 0; t < tokens; ++t) {
+    ids[t] = static_cast<int32_t>(rng() % vocab);
+    position_ids[t] = static_cast<int32_t>(t % positions);
+    type_ids[t] = static_cast<int32_t>((t / 7) % 2);
+  }
+  // 64-byte aligned views into plain vectors, with room for a one-float offset.
+  std::vector<float> out_storage(static_cast<size_t>(tokens * d + 32));
+  std::vector<float> expected_storage(out_storage.size());
+  const auto aligned = [](std::vector<float>& storage) {
+    const uintptr_t address = reinterpret_cast<uintptr_t>(storage.data());
+    return reinterpret_cast<float*>((address + 63) & ~uintptr_t{63});
+  };
+  for (const bool with_rows : {true, false}) {
+    for (const int64_t offset : {0, 1}) {
+      EmbeddingArgs a;
+      a.tokens = tokens;
+      a.d_model = d;
+      a.token_ids = ids.data();
+      a.token_table = token_table.data();
+      a.vocab_size = vocab;
+      a.scale = 2.0f;
+      if (with_rows) {
+        a.position_ids = position_ids.data();
+        a.position_table = position_table.data();
+        a.position_rows = positions;
+        a.token_type_ids = type_ids.data();
+        a.token_type_table = type_table.data();
+        a.token_type_rows = 2;
+      }
+      ASSERT_TRUE(detail::stream_embedding_output(a));
+      a.out = aligned(out_storage) + offset;
+      embed_tokens(a, isa());
+      EmbeddingArgs reference = a;
+      reference.out = aligned(expected_storage) + offset;
+      embed_tokens(reference, Isa::kScalar);
+      double worst = 0;
+      for (int64_t i = 0; i < tokens * d; ++i) {
+        worst = std::max(worst, static_cast<double>(std::abs(a.out[i] - reference.out[i])));
+      }
+      EXPECT_LE(worst, kSimdVersusScalar) << "rows " << with_rows << " offset " << offset;
+      for (const int64_t t : {int64_t{0}, int64_t{4097}, tokens - 1}) {
+        for (const int64_t j : {int64_t{0}, int64_t{517}, d - 1}) {
+          float value = token_table[ids[t] * d + j] * 2.0f;
+          if (with_rows) {
+            value += position_table[position_ids[t] * d + j];
+            value += type_table[type_ids[t] * d + j];
+          }
+          EXPECT_EQ(a.out[t * d + j], value) << "token " << t << " column " << j;
+        }
+      }
+    }
+  }
 }
 
 TEST_P(PeKernelsTest, EmbedTokensRejectsBadIds) {
