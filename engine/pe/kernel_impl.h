@@ -26,6 +26,12 @@ namespace tinyenc::detail::TINYENC_PE_ISA_NAMESPACE {
 // ---------------------------------------------------------------------------------------------
 // Embedding: gather x scale (+ position row) (+ token-type row) (-> LayerNorm).
 
+constexpr int64_t kFloatsPerCacheLine = 16;
+
+inline void prefetch_row(const float* row, int64_t d_model) {
+  for (int64_t j = 0; j < d_model; j += kFloatsPerCacheLine) __builtin_prefetch(row + j);
+}
+
 template <class V, bool kHasPosition, bool kHasType>
 inline typename V::Reg embedding_vector(const float* token_row, typename V::Reg scale,
                                         const float* position_row, const float* type_row,
@@ -39,9 +45,15 @@ inline typename V::Reg embedding_vector(const float* token_row, typename V::Reg 
 // Writes scale * token + position + type for one row; with kSum also returns the row's sum
 // (LayerNorm's mean) taken on the way, in four independent accumulators so that the adds do not
 // wait on each other. kStream writes the vectors with non-temporal stores (out aligned for them).
+//
+// next_token_row (may be null) is the next token's row: a random gather the hardware prefetcher
+// cannot predict. The vector loop asks for it one cache line per line of this row, so that its
+// misses overlap this row's work without a burst of requests that would hold up this row's own
+// loads (with a whole row requested up front, a DRAM-sized gather ran 20-30% slower).
 template <class V, bool kHasPosition, bool kHasType, bool kSum, bool kStream = false>
 inline float sum_embedding_row(const float* token_row, float scale, const float* position_row,
-                               const float* type_row, int64_t d_model, float* out) {
+                               const float* type_row, int64_t d_model, float* out,
+                               const float* next_token_row) {
   const auto store = [](float* p, typename V::Reg v) {
     if constexpr (kStream) {
       V::stream(p, v);
@@ -55,6 +67,11 @@ inline float sum_embedding_row(const float* token_row, float scale, const float*
   Reg sum0 = V::zero(), sum1 = V::zero(), sum2 = V::zero(), sum3 = V::zero();
   int64_t j = 0;
   for (; j + 4 * W <= d_model; j += 4 * W) {
+    if (next_token_row != nullptr) {
+      for (int64_t line = 0; line < 4 * W; line += kFloatsPerCacheLine) {
+        __builtin_prefetch(next_token_row + j + line);
+      }
+    }
     const Reg v0 =
         embedding_vector<V, kHasPosition, kHasType>(token_row, scale_v, position_row, type_row, j);
     const Reg v1 = embedding_vector<V, kHasPosition, kHasType>(token_row, scale_v, position_row,
@@ -164,13 +181,6 @@ inline void normalize_row(float* row, RowStatistics statistics, int64_t d_model,
   }
 }
 
-// The next token's row is a random gather the hardware prefetcher cannot predict: ask for it
-// one row ahead.
-inline void prefetch_row(const float* row, int64_t d_model) {
-  const char* bytes = reinterpret_cast<const char*>(row);
-  for (int64_t offset = 0; offset < d_model * 4; offset += 64) __builtin_prefetch(bytes + offset);
-}
-
 // With LayerNorm, each row is summed into its output row and normalised there one token later:
 // a row's statistics end in a chain of dependent steps (horizontal sum, variance pass, horizontal
 // sum, square root, divide), and normalising the previous row in the middle of it gives the core
@@ -191,16 +201,23 @@ void embed_range(const EmbeddingArgs& a, int64_t begin, int64_t end) {
       const int64_t type = a.token_type_ids ? a.token_type_ids[t] : 0;
       type_row = a.token_type_table + type * d;
     }
-    if (t + 1 < end) prefetch_row(a.token_table + static_cast<int64_t>(a.token_ids[t + 1]) * d, d);
+    const float* next_token_row =
+        t + 1 < end ? a.token_table + static_cast<int64_t>(a.token_ids[t + 1]) * d : nullptr;
+    if constexpr (4 * V::kWidth < kFloatsPerCacheLine) {
+      // Too narrow to spread one request per line over the vector loop (the scalar
+      // specification): request the whole row up front.
+      if (next_token_row != nullptr) prefetch_row(next_token_row, d);
+      next_token_row = nullptr;
+    }
     float* out = a.out + t * d;
     if constexpr (kLayerNorm) {
       const float sum = sum_embedding_row<V, kHasPosition, kHasType, true>(
-          token_row, a.scale, position_row, type_row, d, out);
+          token_row, a.scale, position_row, type_row, d, out, next_token_row);
       if (t > begin) normalize_row<V>(out - d, previous, d, a.gamma, a.beta);
       previous = row_statistics<V>(out, sum, d, a.epsilon);
     } else {
-      sum_embedding_row<V, kHasPosition, kHasType, false, kStream>(token_row, a.scale, position_row,
-                                                                   type_row, d, out);
+      sum_embedding_row<V, kHasPosition, kHasType, false, kStream>(
+          token_row, a.scale, position_row, type_row, d, out, next_token_row);
     }
   }
   if constexpr (kLayerNorm) {
