@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace tinyenc {
 
@@ -57,12 +59,20 @@ const float* SinusoidalTable::rows(int64_t positions) {
   if (positions < 0) throw std::invalid_argument("sinusoidal table: negative position count");
   if (positions > positions_) {
     const int64_t grown = std::max<int64_t>(positions, std::max<int64_t>(2 * positions_, 64));
-    values_.resize(static_cast<size_t>(grown * d_model_));
+    constexpr size_t kAlignment = 64;
+    constexpr size_t kSlack = kAlignment / sizeof(float) - 1;
+    std::vector<float> storage(static_cast<size_t>(grown * d_model_) + kSlack);
+    const uintptr_t address = reinterpret_cast<uintptr_t>(storage.data());
+    const size_t offset = ((kAlignment - address % kAlignment) % kAlignment) / sizeof(float);
+    std::copy_n(storage_.data() + offset_, static_cast<size_t>(positions_ * d_model_),
+                storage.data() + offset);
     sinusoidal_rows(params_, d_model_, positions_, grown - positions_,
-                    values_.data() + positions_ * d_model_);
+                    storage.data() + offset + positions_ * d_model_);
+    storage_ = std::move(storage);
+    offset_ = offset;
     positions_ = grown;
   }
-  return values_.data();
+  return storage_.data() + offset_;
 }
 
 }  // namespace tinyenc

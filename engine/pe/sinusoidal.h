@@ -27,6 +27,8 @@ void sinusoidal_rows(const SinusoidalParams& params, int64_t d_model, int64_t fi
                      int64_t count, float* out);
 
 // A table of the first rows, grown on demand (doubling) so that a long input costs one fill.
+// Row 0 starts on a 64-byte boundary (a cache line, the widest vector), so the kernels' vector
+// loads of a row whose d_model is a multiple of 16 never straddle two cache lines.
 // Not thread-safe: grow it before sharing it with parallel readers.
 class SinusoidalTable {
  public:
@@ -44,7 +46,8 @@ class SinusoidalTable {
   int64_t d_model_;
   SinusoidalParams params_;
   int64_t positions_ = 0;
-  std::vector<float> values_;
+  std::vector<float> storage_;  // the rows start at storage_[offset_], 64-byte aligned
+  size_t offset_ = 0;
 };
 
 }  // namespace tinyenc
