@@ -35,16 +35,20 @@ inline void add_rows(float* out, int64_t d_model, const float* table, const int3
   }
 }
 
-// The fused kernel's LayerNorm of one row (engine/pe/kernel_impl.h, layer_norm_row), copied
-// because kernel_impl.h can be included once per translation unit only; keep the two in step.
-// Two passes over a row in L1; the one-lane build accumulates in double, as the engine's scalar
-// specification does. out may equal row. A template so that only the branch for V is compiled.
+// The fused kernel's LayerNorm of one row (engine/pe/kernel_impl.h: row_statistics, then
+// normalize_row), copied because kernel_impl.h can be included once per translation unit only;
+// keep the two in step. The sum, which the fused kernel takes while it writes the row, is a pass
+// of its own here; every reduction uses four independent accumulators, as in the kernel. The
+// one-lane build accumulates in double, as the engine's scalar specification does. out may equal
+// row. A template so that only the branch for V is compiled.
 template <class Vec>
 inline void layer_norm_row_impl(const float* row, int64_t d_model, const float* gamma,
                                 const float* beta, float epsilon, float* out) {
+  using Reg = typename Vec::Reg;
+  constexpr int64_t W = Vec::kWidth;
   float mean = 0.0f;
   float variance = 0.0f;
-  if constexpr (Vec::kWidth == 1) {
+  if constexpr (W == 1) {
     double sum = 0.0;
     for (int64_t j = 0; j < d_model; ++j) sum += row[j];
     const double mean_double = sum / static_cast<double>(d_model);
@@ -55,33 +59,49 @@ inline void layer_norm_row_impl(const float* row, int64_t d_model, const float* 
     mean = static_cast<float>(mean_double);
     variance = static_cast<float>(square_sum / static_cast<double>(d_model));
   } else {
-    typename Vec::Reg sum_v = Vec::zero();
+    Reg sum0 = Vec::zero(), sum1 = Vec::zero(), sum2 = Vec::zero(), sum3 = Vec::zero();
     int64_t j = 0;
-    for (; j + Vec::kWidth <= d_model; j += Vec::kWidth) {
-      sum_v = Vec::add(sum_v, Vec::load(row + j));
+    for (; j + 4 * W <= d_model; j += 4 * W) {
+      sum0 = Vec::add(sum0, Vec::load(row + j));
+      sum1 = Vec::add(sum1, Vec::load(row + j + W));
+      sum2 = Vec::add(sum2, Vec::load(row + j + 2 * W));
+      sum3 = Vec::add(sum3, Vec::load(row + j + 3 * W));
     }
-    float sum = Vec::reduce_add(sum_v);
+    for (; j + W <= d_model; j += W) sum0 = Vec::add(sum0, Vec::load(row + j));
+    float sum = Vec::reduce_add(Vec::add(Vec::add(sum0, sum1), Vec::add(sum2, sum3)));
     for (; j < d_model; ++j) sum += row[j];
     mean = sum / static_cast<float>(d_model);
 
-    const typename Vec::Reg mean_v = Vec::set1(mean);
-    typename Vec::Reg square_v = Vec::zero();
+    const Reg mean_v = Vec::set1(mean);
+    Reg square0 = Vec::zero(), square1 = Vec::zero(), square2 = Vec::zero(), square3 = Vec::zero();
     j = 0;
-    for (; j + Vec::kWidth <= d_model; j += Vec::kWidth) {
-      const typename Vec::Reg centered = Vec::sub(Vec::load(row + j), mean_v);
-      square_v = Vec::fmadd(centered, centered, square_v);
+    for (; j + 4 * W <= d_model; j += 4 * W) {
+      const Reg c0 = Vec::sub(Vec::load(row + j), mean_v);
+      const Reg c1 = Vec::sub(Vec::load(row + j + W), mean_v);
+      const Reg c2 = Vec::sub(Vec::load(row + j + 2 * W), mean_v);
+      const Reg c3 = Vec::sub(Vec::load(row + j + 3 * W), mean_v);
+      square0 = Vec::fmadd(c0, c0, square0);
+      square1 = Vec::fmadd(c1, c1, square1);
+      square2 = Vec::fmadd(c2, c2, square2);
+      square3 = Vec::fmadd(c3, c3, square3);
     }
-    float square_sum = Vec::reduce_add(square_v);
+    for (; j + W <= d_model; j += W) {
+      const Reg c = Vec::sub(Vec::load(row + j), mean_v);
+      square0 = Vec::fmadd(c, c, square0);
+    }
+    float square_sum =
+        Vec::reduce_add(Vec::add(Vec::add(square0, square1), Vec::add(square2, square3)));
     for (; j < d_model; ++j) square_sum += (row[j] - mean) * (row[j] - mean);
     variance = square_sum / static_cast<float>(d_model);
   }
   const float inv_std = 1.0f / std::sqrt(variance + epsilon);
 
-  const typename Vec::Reg mean_v = Vec::set1(mean);
-  const typename Vec::Reg inv_std_v = Vec::set1(inv_std);
+  const Reg mean_v = Vec::set1(mean);
+  const Reg inv_std_v = Vec::set1(inv_std);
   int64_t j = 0;
-  for (; j + Vec::kWidth <= d_model; j += Vec::kWidth) {
-    const typename Vec::Reg normalized = Vec::mul(Vec::sub(Vec::load(row + j), mean_v), inv_std_v);
+#pragma GCC unroll 4
+  for (; j + W <= d_model; j += W) {
+    const Reg normalized = Vec::mul(Vec::sub(Vec::load(row + j), mean_v), inv_std_v);
     Vec::store(out + j, Vec::fmadd(normalized, Vec::load(gamma + j), Vec::load(beta + j)));
   }
   for (; j < d_model; ++j) out[j] = (row[j] - mean) * inv_std * gamma[j] + beta[j];
@@ -160,11 +180,11 @@ inline void embed_recurrence(const RecurrenceArgs& r, int64_t begin, int64_t end
   embed_recurrence_impl<V>(r, begin, end, state, scratch);
 }
 
-// A candidate for the engine's fused embedding + LayerNorm (not the engine's code): the same three
-// steps over the row, but the sum is taken while the summed row is written to scratch, and both
-// reductions use four independent accumulators. The engine's layer_norm_row feeds one
-// accumulator, so every add waits for the previous one (3-4 cycles each): the row is in L1, and
-// that dependency chain, not memory, sets its speed.
+// A variant of the engine's fused embedding + LayerNorm (not the engine's code), kept for
+// comparison: the same reductions (sum taken while the row is written, four independent
+// accumulators each), but the row goes through an L1 scratch buffer and is normalised into the
+// output at once. The engine writes the row into the output and normalises it there one token
+// later, so that the statistics' dependency chain overlaps the previous row's normalisation.
 template <bool kHasPosition, bool kHasType>
 inline typename V::Reg embedding_value(const float* token_row, typename V::Reg scale,
                                        const float* position_row, const float* type_row,
