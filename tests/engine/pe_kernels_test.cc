@@ -330,6 +330,52 @@ TEST_P(PeKernelsTest, EmbedTokensLayerNormAccurateAtBertWidth) {
 
 // A hand-worked case: d_model = 2 where LayerNorm maps any row (a, b) with a != b to
 // (-1, +1) or (+1, -1) (mean (a+b)/2, std |a-b|/2), before gamma and beta.
+// Rows from centred to off centre (mean up to ~3.5 standard deviations), where a variance taken as
+// E[x^2] - mean^2 would lose digits: the fused LayerNorm must stay within 1e-6 of double precision.
+// (Much further off centre, the float mean that every path subtracts alone costs about
+// 1e-7 x mean / stddev.)
+TEST_P(PeKernelsTest, EmbedTokensLayerNormAccurateOffCentre) {
+  const int64_t tokens = 96, d = 768;
+  std::mt19937 rng(7);
+  std::vector<float> table = random_floats(rng, tokens * d, -1.0f, 1.0f);
+  for (int64_t t = 0; t < tokens; ++t) {
+    const float offset = 2.0f * static_cast<float>(t) / static_cast<float>(tokens);
+    for (int64_t j = 0; j < d; ++j) table[static_cast<size_t>(t * d + j)] += offset;
+  }
+  const std::vector<float> gamma = random_floats(rng, d, 0.5f, 1.5f);
+  const std::vector<float> beta = random_floats(rng, d, -0.5f, 0.5f);
+  std::vector<int32_t> ids(static_cast<size_t>(tokens));
+  for (int64_t t = 0; t < tokens; ++t) ids[static_cast<size_t>(t)] = static_cast<int32_t>(t);
+  std::vector<float> out(static_cast<size_t>(tokens * d));
+  EmbeddingArgs a;
+  a.tokens = tokens;
+  a.d_model = d;
+  a.token_ids = ids.data();
+  a.token_table = table.data();
+  a.vocab_size = tokens;
+  a.gamma = gamma.data();
+  a.beta = beta.data();
+  a.epsilon = 1e-5f;
+  a.out = out.data();
+  embed_tokens(a, isa());
+  for (int64_t t = 0; t < tokens; ++t) {
+    const float* row = table.data() + t * d;
+    double mean = 0.0, variance = 0.0;
+    for (int64_t j = 0; j < d; ++j) mean += row[j];
+    mean /= static_cast<double>(d);
+    for (int64_t j = 0; j < d; ++j) variance += (row[j] - mean) * (row[j] - mean);
+    variance /= static_cast<double>(d);
+    const double inv_std = 1.0 / std::sqrt(variance + 1e-5);
+    double worst = 0.0;
+    for (int64_t j = 0; j < d; ++j) {
+      const double expected =
+          (row[j] - mean) * inv_std * gamma[static_cast<size_t>(j)] + beta[static_cast<size_t>(j)];
+      worst = std::max(worst, std::fabs(out[static_cast<size_t>(t * d + j)] - expected));
+    }
+    EXPECT_LE(worst, 1e-6) << "row " << t << ", mean / stddev " << mean * std::sqrt(1.0 / variance);
+  }
+}
+
 TEST_P(PeKernelsTest, EmbedTokensHandWorkedLayerNorm) {
   const std::vector<int32_t> ids = {1, 0};
   const float table[] = {3.0f, 1.0f, -2.0f, 6.0f};  // rows (3, 1) and (-2, 6)
