@@ -12,7 +12,8 @@ positions + token types + LayerNorm, nn.TransformerEncoderLayer (post-LN, GELU, 
 inference fast path), CLS pooling, in eval() and torch.inference_mode(), with
 torch.set_num_threads matched, and OpenBLAS's own thread pool set to the same count (Debian's
 PyTorch does not pass its thread setting on to OpenBLAS, which otherwise uses every core even
-at "1 thread"). tinyenc runs build/bench/encoder_bench (BM_Encoder) on random
+at "1 thread"). With more than one thread both pools can oversubscribe the cores, so PyTorch is
+also timed with one ATen thread and OpenBLAS on all of them, and the faster arrangement counts. tinyenc runs build/bench/encoder_bench (BM_Encoder) on random
 weights of the same shapes.
 
 Debian's PyTorch calls whatever libblas.so.3 the alternatives system selects; Debian's reference
@@ -23,6 +24,7 @@ report ratios against the reference BLAS (install libopenblas0-pthread).
 """
 import argparse
 import json
+import math
 import pathlib
 import statistics
 import subprocess
@@ -134,7 +136,8 @@ def main():
     if not bench.exists():
         sys.exit(f"{bench} not found: build the project first")
 
-    print("PyTorch threads = OpenBLAS threads = tinyenc threads on every row")
+    print("OpenBLAS threads = tinyenc threads on every row; PyTorch's own threads the same, or 1 "
+          "when that is faster")
     print(f"date: {time.strftime('%Y-%m-%d')}, rounds: {args.rounds}, p50 in ms\n")
     print("| config | batch | seq | threads | PyTorch ms | tinyenc ms | speed-up "
           "| tinyenc GFLOP/s | % of matmul |")
@@ -144,12 +147,19 @@ def main():
         for batch in map(int, args.batch.split(",")):
             for seq in map(int, args.seq.split(",")):
                 for threads in map(int, args.threads.split(",")):
-                    torch.set_num_threads(threads)
-                    set_blas_threads(threads)
                     torch_times, ours, rates, shares = [], [], [], []
                     for _ in range(args.rounds):
-                        torch_times.append(
-                            torch_p50(model, batch, seq, args.min_runs, args.min_time))
+                        # With several threads PyTorch gets its better arrangement: its own
+                        # threads and OpenBLAS's both at `threads` can oversubscribe the cores
+                        # (both pools spin), so ATen on one thread with OpenBLAS on `threads`
+                        # is tried too and the faster p50 counts.
+                        best = math.inf
+                        for intra_op in sorted({threads, 1}, reverse=True):
+                            torch.set_num_threads(intra_op)
+                            set_blas_threads(threads)
+                            best = min(best, torch_p50(model, batch, seq, args.min_runs,
+                                                       args.min_time))
+                        torch_times.append(best)
                         ms, rate = bench_median(
                             bench, f"BM_Encoder/{preset}/{batch}/{seq}/{threads}", args.min_time)
                         _, matmul_rate = bench_median(bench, f"BM_Matmul/1024/{threads}", 0.5)
