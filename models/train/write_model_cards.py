@@ -201,7 +201,7 @@ accuracy {100 * metrics['train_accuracy']:.2f} %.
 ```
 
 regenerates the corpus, the tokenizer, all six models, their goldens and these cards. It took
-**{wall_seconds} s wall time** on 2 CPU cores shared with other work ({parallel} models at a
+**{wall_seconds} s wall time** on 2 CPU cores of an AMD EPYC (Zen 3) machine ({parallel} models at a
 time, one thread each; this model's training loop: {metrics['train_seconds']:.0f} s). One model
 alone: `/usr/bin/python3 models/train/prepare_data.py`, then
 `/usr/bin/python3 models/train/train_order_model.py --kind {kind}`.
