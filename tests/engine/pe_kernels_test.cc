@@ -287,15 +287,15 @@ TEST_P(PeKernelsTest, EmbedTokensMatchesDoubleReferenceAndScalar) {
   }
 }
 
-// LayerNorm at BERT-base width against the double reference with the bound the SIMD-vs-scalar
-// check needs: if each kernel is within 1e-6 of the truth, SIMD and scalar can be compared at
-// 1e-6 meaningfully. Unit-scale rows, gamma in [0.5, 1.5], beta in [-0.5, 0.5].
-TEST_P(PeKernelsTest, EmbedTokensLayerNormAccurateAtBertWidth) {
-  const int64_t tokens = 64, d = 768;
-  std::mt19937 rng(2024);
-  const std::vector<float> table = random_floats(rng, tokens * d, -1.0f, 1.0f);
-  const std::vector<float> gamma = random_floats(rng, d, 0.5f, 1.5f);
-  const std::vector<float> beta = random_floats(rng, d, -0.5f, 0.5f);
+// Embeds token t = row t of `table` [tokens, d] with LayerNorm (gamma, beta, epsilon) on `isa`
+// and returns, per row, the largest difference from LayerNorm in double precision.
+struct RowError {
+  double worst = 0.0;
+  double mean_over_stddev = 0.0;  // how far off centre the row is
+};
+std::vector<RowError> layer_norm_errors(const std::vector<float>& table, int64_t tokens, int64_t d,
+                                        const std::vector<float>& gamma,
+                                        const std::vector<float>& beta, float epsilon, Isa isa) {
   std::vector<int32_t> ids(static_cast<size_t>(tokens));
   for (int64_t t = 0; t < tokens; ++t) ids[static_cast<size_t>(t)] = static_cast<int32_t>(t);
   std::vector<float> out(static_cast<size_t>(tokens * d));
@@ -307,10 +307,10 @@ TEST_P(PeKernelsTest, EmbedTokensLayerNormAccurateAtBertWidth) {
   a.vocab_size = tokens;
   a.gamma = gamma.data();
   a.beta = beta.data();
-  a.epsilon = 1e-12f;
+  a.epsilon = epsilon;
   a.out = out.data();
-  embed_tokens(a, isa());
-  double worst = 0.0;
+  embed_tokens(a, isa);
+  std::vector<RowError> errors(static_cast<size_t>(tokens));
   for (int64_t t = 0; t < tokens; ++t) {
     const float* row = table.data() + t * d;
     double mean = 0.0, variance = 0.0;
@@ -318,18 +318,33 @@ TEST_P(PeKernelsTest, EmbedTokensLayerNormAccurateAtBertWidth) {
     mean /= static_cast<double>(d);
     for (int64_t j = 0; j < d; ++j) variance += (row[j] - mean) * (row[j] - mean);
     variance /= static_cast<double>(d);
-    const double inv_std = 1.0 / std::sqrt(variance + 1e-12);
+    const double inv_std = 1.0 / std::sqrt(variance + epsilon);
+    RowError& error = errors[static_cast<size_t>(t)];
+    error.mean_over_stddev = mean * std::sqrt(1.0 / variance);
     for (int64_t j = 0; j < d; ++j) {
       const double expected =
           (row[j] - mean) * inv_std * gamma[static_cast<size_t>(j)] + beta[static_cast<size_t>(j)];
-      worst = std::max(worst, std::fabs(out[static_cast<size_t>(t * d + j)] - expected));
+      error.worst =
+          std::max(error.worst, std::fabs(out[static_cast<size_t>(t * d + j)] - expected));
     }
   }
-  EXPECT_LE(worst, 1e-6);
+  return errors;
 }
 
-// A hand-worked case: d_model = 2 where LayerNorm maps any row (a, b) with a != b to
-// (-1, +1) or (+1, -1) (mean (a+b)/2, std |a-b|/2), before gamma and beta.
+// LayerNorm at BERT-base width against the double reference with the bound the SIMD-vs-scalar
+// check needs: if each kernel is within 1e-6 of the truth, SIMD and scalar can be compared at
+// 1e-6 meaningfully. Unit-scale rows, gamma in [0.5, 1.5], beta in [-0.5, 0.5].
+TEST_P(PeKernelsTest, EmbedTokensLayerNormAccurateAtBertWidth) {
+  const int64_t tokens = 64, d = 768;
+  std::mt19937 rng(2024);
+  const std::vector<float> table = random_floats(rng, tokens * d, -1.0f, 1.0f);
+  const std::vector<float> gamma = random_floats(rng, d, 0.5f, 1.5f);
+  const std::vector<float> beta = random_floats(rng, d, -0.5f, 0.5f);
+  for (const RowError& error : layer_norm_errors(table, tokens, d, gamma, beta, 1e-12f, isa())) {
+    EXPECT_LE(error.worst, 1e-6);
+  }
+}
+
 // Rows from centred to off centre (mean up to ~3.5 standard deviations), where a variance taken as
 // E[x^2] - mean^2 would lose digits: the fused LayerNorm must stay within 1e-6 of double precision.
 // (Much further off centre, the float mean that every path subtracts alone costs about
@@ -344,38 +359,16 @@ TEST_P(PeKernelsTest, EmbedTokensLayerNormAccurateOffCentre) {
   }
   const std::vector<float> gamma = random_floats(rng, d, 0.5f, 1.5f);
   const std::vector<float> beta = random_floats(rng, d, -0.5f, 0.5f);
-  std::vector<int32_t> ids(static_cast<size_t>(tokens));
-  for (int64_t t = 0; t < tokens; ++t) ids[static_cast<size_t>(t)] = static_cast<int32_t>(t);
-  std::vector<float> out(static_cast<size_t>(tokens * d));
-  EmbeddingArgs a;
-  a.tokens = tokens;
-  a.d_model = d;
-  a.token_ids = ids.data();
-  a.token_table = table.data();
-  a.vocab_size = tokens;
-  a.gamma = gamma.data();
-  a.beta = beta.data();
-  a.epsilon = 1e-5f;
-  a.out = out.data();
-  embed_tokens(a, isa());
-  for (int64_t t = 0; t < tokens; ++t) {
-    const float* row = table.data() + t * d;
-    double mean = 0.0, variance = 0.0;
-    for (int64_t j = 0; j < d; ++j) mean += row[j];
-    mean /= static_cast<double>(d);
-    for (int64_t j = 0; j < d; ++j) variance += (row[j] - mean) * (row[j] - mean);
-    variance /= static_cast<double>(d);
-    const double inv_std = 1.0 / std::sqrt(variance + 1e-5);
-    double worst = 0.0;
-    for (int64_t j = 0; j < d; ++j) {
-      const double expected =
-          (row[j] - mean) * inv_std * gamma[static_cast<size_t>(j)] + beta[static_cast<size_t>(j)];
-      worst = std::max(worst, std::fabs(out[static_cast<size_t>(t * d + j)] - expected));
-    }
-    EXPECT_LE(worst, 1e-6) << "row " << t << ", mean / stddev " << mean * std::sqrt(1.0 / variance);
+  const std::vector<RowError> errors =
+      layer_norm_errors(table, tokens, d, gamma, beta, 1e-5f, isa());
+  for (size_t t = 0; t < errors.size(); ++t) {
+    EXPECT_LE(errors[t].worst, 1e-6)
+        << "row " << t << ", mean / stddev " << errors[t].mean_over_stddev;
   }
 }
 
+// A hand-worked case: d_model = 2 where LayerNorm maps any row (a, b) with a != b to
+// (-1, +1) or (+1, -1) (mean (a+b)/2, std |a-b|/2), before gamma and beta.
 TEST_P(PeKernelsTest, EmbedTokensHandWorkedLayerNorm) {
   const std::vector<int32_t> ids = {1, 0};
   const float table[] = {3.0f, 1.0f, -2.0f, 6.0f};  // rows (3, 1) and (-2, 6)
