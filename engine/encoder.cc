@@ -378,7 +378,31 @@ EncoderOutput Encoder::forward(const EncoderInput& input, const ForwardOptions& 
   output.last_hidden.assign(x, x + tokens * d);
   pool_and_classify(input, output);
   clock.lap(&StageTimes::head);
+  check_finite(output);
   return output;
+}
+
+void Encoder::check_finite(const EncoderOutput& output) const {
+  const auto finite = [](const std::vector<float>& values, int64_t begin, int64_t count) {
+    bool all = true;  // no early exit: the loop vectorizes, and errors are rare
+    for (int64_t i = begin; i < begin + count; ++i) all &= std::isfinite(values[i]);
+    return all;
+  };
+  const int64_t d = config_.d_model, labels = config_.num_labels;
+  for (int64_t b = 0; b < batch_; ++b) {
+    const char* what = nullptr;
+    if (!finite(output.last_hidden, b * seq_ * d, lengths_[static_cast<size_t>(b)] * d)) {
+      what = "the last hidden state";
+    } else if (!output.pooled.empty() && !finite(output.pooled, b * d, d)) {
+      what = "the pooled output";
+    } else if (!output.logits.empty() && !finite(output.logits, b * labels, labels)) {
+      what = "the logits";
+    }
+    if (what) {
+      throw NonFiniteOutputError(
+          b, std::string(what) + " holds NaN or Inf: the weights overflow float32 on this input");
+    }
+  }
 }
 
 void Encoder::pool_and_classify(const EncoderInput& input, EncoderOutput& output) {

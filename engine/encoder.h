@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "engine/buffer.h"
@@ -46,6 +48,15 @@ struct EncoderOutput {
   std::vector<std::vector<float>> attention;     // layers entries of [B, H, T, T]
 };
 
+// forward() found NaN or Inf among the outputs of a sequence's tokens: the weights overflow
+// float32 on this input. An error, never an answer: NaN compares false with everything, so an
+// argmax or a distance computed from it would quietly say something false.
+struct NonFiniteOutputError : std::runtime_error {
+  NonFiniteOutputError(int64_t sequence, const std::string& what)
+      : std::runtime_error(what), sequence(sequence) {}
+  int64_t sequence;  // its index in the batch
+};
+
 class Encoder {
  public:
   // Validates the config and checks that every weight the config needs is present.
@@ -54,6 +65,7 @@ class Encoder {
   Encoder(const Encoder&) = delete;
   Encoder& operator=(const Encoder&) = delete;
 
+  // Throws NonFiniteOutputError when an output of a real (not padding) token is not finite.
   EncoderOutput forward(const EncoderInput& input, const ForwardOptions& options = {});
 
   const EncoderConfig& config() const { return config_; }
@@ -67,6 +79,7 @@ class Encoder {
   void attention(Layer& layer, const float* x, float* context, const ForwardOptions& options,
                  EncoderOutput& output);
   void pool_and_classify(const EncoderInput& input, EncoderOutput& output);
+  void check_finite(const EncoderOutput& output) const;
 
   EncoderConfig config_;
   EncoderWeights weights_;
