@@ -301,7 +301,7 @@ TEST_F(CliOrder, ChineseCharactersAreWords) {
   EXPECT_EQ(results[0]["perturbed_text"], "你打我");
   const Result file_input = order(model + " -p reverse --json -i " + quote([] {
                                     const std::filesystem::path path = scratch() / "sentences.txt";
-                                    std::ofstream(path) << "我打你\r\n\nyou hit me\n";
+                                    std::ofstream(path) << "我打你\r\nyou hit me\n";
                                     return path;
                                   }()));
   const json from_file = results_of(file_input);

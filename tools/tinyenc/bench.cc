@@ -20,7 +20,10 @@
 #include "engine/onednn.h"
 #include "engine/random_encoder.h"
 #include "models/model.h"
+#include "tokenizer/tokenizer_file.h"
 #include "tools/tinyenc/command.h"
+#include "tools/tinyenc/json_text.h"
+#include "tools/tinyenc/options.h"
 #include "tools/tinyenc/output.h"
 #include "tools/tinyenc/pipeline.h"
 #include "tools/tinyenc/plot/latency_figure.h"
@@ -44,17 +47,19 @@ struct BenchOptions {
   std::string plot;
 };
 
-std::vector<int64_t> parse_list(const std::string& text, const std::string& option) {
+std::vector<int64_t> parse_list(const std::string& text, const std::string& option,
+                                int64_t lowest = 1) {
   std::vector<int64_t> values;
   std::stringstream stream(text);
   for (std::string item; std::getline(stream, item, ',');) {
     try {
       size_t used = 0;
       const long long value = std::stoll(item, &used);
-      if (used != item.size() || value <= 0) throw std::exception();
+      if (used != item.size() || value < lowest) throw std::exception();
       values.push_back(value);
     } catch (const std::exception&) {
-      throw UsageError(option + ": '" + item + "' is not a positive integer");
+      throw UsageError(option + ": " + in_quotes(item) +
+                       " is not an integer >= " + std::to_string(lowest));
     }
   }
   if (values.empty()) throw UsageError(option + ": empty list");
@@ -178,7 +183,14 @@ struct Subject {
   std::string name;
   EncoderConfig config;
   EncoderWeights weights;
+  int64_t max_seq = 0;  // the longest sequence its position encoding allows; 0: no limit
 };
+
+int64_t max_seq_of(const EncoderConfig& config) {
+  const PositionEncodingConfig& pe = config.position_encoding;
+  if (pe.kind != PositionEncodingKind::kLearned) return 0;
+  return pe.max_positions - (pe.padding_idx >= 0 ? pe.padding_idx + 1 : 0);
+}
 
 std::vector<Subject> subjects(const BenchOptions& options) {
   std::vector<Subject> out;
@@ -186,7 +198,8 @@ std::vector<Subject> subjects(const BenchOptions& options) {
     if (!options.config.empty()) throw UsageError("give -m MODEL_DIR or --config, not both");
     if (!options.pe.empty()) throw UsageError("--pe overrides random presets only (--config)");
     LoadedModel model = load_user_model(options.model);
-    out.push_back({options.model, model.config.encoder, model.weights});
+    out.push_back(
+        {options.model, model.config.encoder, model.weights, model.config.max_sequence_length});
     return out;
   }
   const std::string preset = options.config.empty() ? "tiny" : options.config;
@@ -199,16 +212,25 @@ std::vector<Subject> subjects(const BenchOptions& options) {
     if (!kind) throw UsageError("--pe: unknown position encoding '" + kind_name + "'");
     EncoderConfig config = *base;
     config.position_encoding.kind = *kind;
-    out.push_back({preset, config, random_encoder_weights(config, 42)});
+    out.push_back({preset, config, random_encoder_weights(config, 42), max_seq_of(config)});
   }
   return out;
 }
 
+// The largest batch and sequence bench accepts; forward_memory() bounds their product too.
+constexpr int64_t kMaxBatch = 4096;
+constexpr int64_t kMaxSeq = 65536;
+
 int bench(const BenchOptions& options) {
+  // Everything is checked before the first line is printed.
   if (!options.isa.empty()) {
-    const auto isa = parse_isa(options.isa);
-    if (!isa)
-      throw UsageError("--isa: expected scalar, avx2, avx512 or neon, got '" + options.isa + "'");
+    try {
+      isa_for_setting(options.isa.c_str());
+    } catch (const std::invalid_argument& e) {
+      std::string message = e.what();  // "TINYENC_ISA: ..." names the variable, not the option
+      if (message.rfind("TINYENC_ISA", 0) == 0) message.replace(0, 11, "--isa");
+      throw UsageError(message);
+    }
     ::setenv("TINYENC_ISA", options.isa.c_str(), 1);
   }
   const Isa isa = active_isa();
@@ -218,15 +240,30 @@ int bench(const BenchOptions& options) {
   }
   const std::vector<int64_t> seqs = parse_list(options.seq, "--seq");
   const std::vector<int64_t> batches = parse_list(options.batch, "--batch");
-  const std::vector<int64_t> thread_counts = parse_list(options.threads, "--threads");
-  if (options.repeat < 0 || options.warmup < 0)
-    throw UsageError("--warmup and --repeat must be >= 0");
+  std::vector<int> thread_counts;
+  for (int64_t threads : parse_list(options.threads, "--threads", 0)) {
+    thread_counts.push_back(checked_threads(threads));
+  }
+  for (int64_t seq : seqs) check_range("--seq", seq, 1, kMaxSeq);
+  for (int64_t batch : batches) check_range("--batch", batch, 1, kMaxBatch);
+  check_range("--warmup", int64_t{options.warmup}, 0, 1000000);
+  check_range("--repeat", int64_t{options.repeat}, 0, 1000000);
+  check_range("--min-time", options.min_time, 0.0, 3600.0);
+  if (options.plot == "-") throw UsageError("--plot: give a file name for the SVG");
   std::vector<Subject> all = subjects(options);
+  const int64_t longest = *std::max_element(seqs.begin(), seqs.end());
+  const int64_t largest = *std::max_element(batches.begin(), batches.end());
+  for (const Subject& subject : all) {
+    if (subject.max_seq > 0 && longest > subject.max_seq) {
+      throw UsageError("--seq " + std::to_string(longest) + ": longer than the " +
+                       std::to_string(subject.max_seq) + " positions of " + subject.name);
+    }
+    check_forward_memory(subject.config, largest, longest, "--batch x --seq");
+  }
 
   OutputSink sink(options.output);
   // Opened before the runs, so a folder that cannot be written fails now, not after minutes.
   std::optional<OutputSink> plot;
-  if (options.plot == "-") throw UsageError("--plot: give a file name for the SVG");
   if (!options.plot.empty()) plot.emplace(options.plot);
   std::vector<plot::LatencyMeasurement> measurements;
   nlohmann::json document;
@@ -251,8 +288,8 @@ int bench(const BenchOptions& options) {
         {"vocab_size", c.vocab_size},
         {"pe", std::string(position_encoding_name(c.position_encoding.kind))}};
     document["models"][subject.name + "/" + config_json["pe"].get<std::string>()] = config_json;
-    for (int64_t threads : thread_counts) {
-      set_threads(static_cast<int>(threads));
+    for (int threads : thread_counts) {
+      set_threads(threads);
       Encoder encoder(subject.config, subject.weights);
       for (int64_t batch : batches) {
         for (int64_t seq : seqs) {
@@ -260,12 +297,6 @@ int bench(const BenchOptions& options) {
                                    " b" + std::to_string(batch) + " s" + std::to_string(seq) +
                                    " t" + std::to_string(threads);
           progress(done, total, what);
-          const PositionEncodingConfig& pe = c.position_encoding;
-          if (pe.kind == PositionEncodingKind::kLearned &&
-              seq + pe.padding_idx + 1 > pe.max_positions) {
-            throw UsageError("--seq " + std::to_string(seq) + " exceeds the model's " +
-                             std::to_string(pe.max_positions) + " positions");
-          }
           std::uniform_int_distribution<int32_t> token(0, static_cast<int32_t>(c.vocab_size - 1));
           std::vector<int32_t> ids(static_cast<size_t>(batch * seq));
           for (int32_t& id : ids) id = token(random);
@@ -288,7 +319,7 @@ int bench(const BenchOptions& options) {
           const nlohmann::json j = row_json(row);
           if (options.format == "md") sink.write(markdown_row(j));
           if (options.format == "csv") sink.write(csv_row(j));
-          if (options.format == "jsonl") sink.write(j.dump() + "\n");
+          if (options.format == "jsonl") sink.write(json_text(j) + "\n");
           if (options.format == "json") document["rows"].push_back(j);
           measurements.push_back({row.model, row.pe, batch, seq, threads, j["p50_ms"].get<double>(),
                                   j["min_ms"].get<double>(), j["p99_ms"].get<double>()});
@@ -299,7 +330,7 @@ int bench(const BenchOptions& options) {
     }
   }
   progress(total, total, "");
-  if (options.format == "json") sink.write(document.dump(2) + "\n");
+  if (options.format == "json") sink.write(json_text(document, 2) + "\n");
   sink.commit();
   if (plot) {
     const std::string where = cpu_model() + ", PE kernels " + std::string(isa_name(isa)) +
@@ -323,7 +354,10 @@ RunCommand add_bench_command(CLI::App& root) {
   command->add_option("--seq", options->seq, "Sequence lengths, comma-separated")
       ->capture_default_str();
   command->add_option("--batch", options->batch, "Batch sizes")->capture_default_str();
-  command->add_option("--threads", options->threads, "Thread counts")->capture_default_str();
+  command
+      ->add_option("--threads", options->threads,
+                   "Thread counts (0: every CPU this process may use)")
+      ->capture_default_str();
   command->add_option("--pe", options->pe,
                       "PE kinds for --config (none,sinusoidal,learned,rope,alibi,relative)");
   command->add_option("--isa", options->isa,

@@ -12,6 +12,7 @@
 #include "engine/onednn.h"
 #include "tokenizer/load_tokenizer.h"
 #include "tools/tinyenc/command.h"
+#include "tools/tinyenc/json_text.h"
 #include "tools/tinyenc/model_summary.h"
 #include "tools/tinyenc/pipeline.h"
 
@@ -62,7 +63,7 @@ int info(const InfoOptions& options) {
                                {"onednn", onednn_version()},
                                {"threads", max_threads()}};
     if (!model.is_null()) document["model"] = model;
-    std::printf("%s\n", document.dump(2).c_str());
+    std::printf("%s\n", json_text(document, 2).c_str());
     return 0;
   }
   const auto join = [](const std::vector<std::string>& names) {

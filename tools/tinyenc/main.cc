@@ -1,6 +1,7 @@
 // tinyenc: a small, fast Transformer encoder for the CPU.
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -68,6 +69,10 @@ int main(int argc, char** argv) {
     return fail(2, e.what());
   } catch (const std::out_of_range& e) {
     return fail(2, e.what());
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A path that cannot be looked at (a symlink loop, a name too long): say which and why in
+    // the documented form, not the library's "filesystem error: status: ...".
+    return fail(2, e.path1().string() + ": " + e.code().message());
   } catch (const std::bad_alloc&) {
     return fail(1, "out of memory");
   } catch (const std::exception& e) {

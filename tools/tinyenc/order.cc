@@ -33,8 +33,10 @@
 #include "models/model.h"
 #include "tokenizer/char_classes.h"
 #include "tokenizer/load_tokenizer.h"
+#include "tokenizer/tokenizer_file.h"
 #include "tokenizer/utf8.h"
 #include "tools/tinyenc/command.h"
+#include "tools/tinyenc/options.h"
 #include "tools/tinyenc/output.h"
 #include "tools/tinyenc/plot/attention_figure.h"
 #include "tools/tinyenc/plot/sensitivity_figures.h"
@@ -92,7 +94,7 @@ struct Sentence {
 // The sentence as errors name it: where it came from and, when printable, the text.
 std::string describe(const Sentence& sentence) {
   if (sentence.ids || find_invalid_utf8(sentence.text)) return sentence.origin;
-  return sentence.origin + " '" + sentence.text + "'";
+  return sentence.origin + " " + in_quotes(sentence.text);
 }
 
 // "1,2,3" as integers; `option` names the option in errors.
@@ -106,22 +108,25 @@ std::vector<int32_t> parse_integers(const std::string& text, const std::string& 
       if (used != item.size() || value < INT32_MIN || value > INT32_MAX) throw std::exception();
       ids.push_back(static_cast<int32_t>(value));
     } catch (const std::exception&) {
-      throw UsageError(option + ": '" + item + "' is not an integer");
+      throw UsageError(option + ": " + in_quotes(item) + " is not an integer");
     }
   }
   if (ids.empty()) throw UsageError(option + ": no numbers given");
   return ids;
 }
 
-// The non-empty lines of `in` as sentences, named "<name> line N".
+// The lines of `in` as sentences, named "<name> line N".
 void read_lines(std::istream& in, const std::string& name, std::vector<Sentence>& sentences) {
   size_t number = 0;
   for (std::string line; std::getline(in, line);) {
     ++number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (!line.empty()) {
-      sentences.push_back({line, std::nullopt, name + " line " + std::to_string(number)});
+    // An empty line has no order to change; skipping it would misnumber the lines after it.
+    if (line.empty()) {
+      throw UsageError(name + " line " + std::to_string(number) +
+                       ": empty (a line is a sentence to reorder; remove the empty ones)");
     }
+    sentences.push_back({line, std::nullopt, name + " line " + std::to_string(number)});
   }
 }
 
@@ -136,12 +141,16 @@ struct Inputs {
 Inputs gather_inputs(const OrderOptions& options) {
   Inputs inputs;
   size_t first_text = options.models_list.size();
-  while (first_text > 0 && !std::filesystem::is_directory(options.models_list[first_text - 1])) {
+  const auto is_folder = [](const std::string& path) {
+    std::error_code error;  // a path that cannot be looked at (a symlink loop) is no folder
+    return std::filesystem::is_directory(path, error);
+  };
+  while (first_text > 0 && !is_folder(options.models_list[first_text - 1])) {
     --first_text;
   }
   for (const std::string& dir : options.model_flags) inputs.models.emplace_back(dir);
   for (size_t i = 0; i < first_text; ++i) {
-    if (!std::filesystem::is_directory(options.models_list[i])) {
+    if (!is_folder(options.models_list[i])) {
       throw UsageError("--models: '" + options.models_list[i] + "' is not a model folder");
     }
     inputs.models.emplace_back(options.models_list[i]);
@@ -310,7 +319,11 @@ class OrderModel {
     ForwardOptions options;
     options.layer_hidden_states = true;
     options.attention_probabilities = attention;
-    return encoder_->forward(input, options);
+    try {
+      return encoder_->forward(input, options);
+    } catch (const NonFiniteOutputError& e) {
+      throw std::invalid_argument(dir_.string() + ": " + e.what());
+    }
   }
 
  private:
@@ -1094,6 +1107,7 @@ int run(const OrderOptions& options) {
   if (options.shuffles <= 0 || options.shuffles > 100000) {
     throw UsageError("--shuffles must be in [1, 100000], got " + std::to_string(options.shuffles));
   }
+  set_threads(checked_threads(options.threads));
   const Inputs inputs = gather_inputs(options);
   const Unit unit = parse_unit(options);
   PerturbationSpec spec;
@@ -1111,13 +1125,12 @@ int run(const OrderOptions& options) {
     }
     spec.positions = std::make_pair(std::min(pair[0], pair[1]), std::max(pair[0], pair[1]));
   }
-  set_threads(options.threads);
   // Fail on a bad output path before the work, not after it.
   OutputSink sink(options.output);
   if (!options.plot_dir.empty()) {
     std::error_code error;
     std::filesystem::create_directories(options.plot_dir, error);
-    if (error || !std::filesystem::is_directory(options.plot_dir)) {
+    if (error || !std::filesystem::is_directory(options.plot_dir, error)) {
       throw UsageError(options.plot_dir + ": cannot create the folder for the pictures");
     }
   }
@@ -1289,7 +1302,7 @@ RunCommand add_order_command(CLI::App& root) {
       ->add_option("--plot", options->plot_dir,
                    "Draw SVG pictures into DIR: <model>-attention.svg, summary.svg, layers.svg")
       ->type_name("DIR");
-  command->add_option("--threads", options->threads, "Threads (0: physical cores)")
+  command->add_option("--threads", options->threads, "Threads (0: every CPU this process may use)")
       ->capture_default_str();
   command->footer(R"(Measures, per model and reordering:
   cosine distance   1 - cos between the pooled outputs of the original and the reordering

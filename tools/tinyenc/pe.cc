@@ -11,6 +11,7 @@
 #include "engine/pe/position_encoding.h"
 #include "engine/pe/sinusoidal.h"
 #include "tools/tinyenc/command.h"
+#include "tools/tinyenc/options.h"
 #include "tools/tinyenc/output.h"
 #include "tools/tinyenc/plot/position_encoding_figure.h"
 
@@ -40,6 +41,8 @@ std::string shortest(float value) {
 constexpr int64_t kMaxPrintedValues = int64_t{1} << 26;
 
 std::vector<float> table_for(const PeOptions& options) {
+  // float32 holds 9 significant digits: past 17 decimals printf only prints noise.
+  check_range("--precision", int64_t{options.precision}, 0, 17);
   if (options.d_model <= 0 || options.d_model % 2 != 0) {
     throw UsageError("--d-model must be even and > 0, got " + std::to_string(options.d_model));
   }
@@ -64,7 +67,11 @@ std::vector<float> table_for(const PeOptions& options) {
       if (!layout) {
         throw UsageError("--layout: expected interleaved or concat, got '" + options.layout + "'");
       }
-      if (!(options.base > 1.0)) throw UsageError("--base must be > 1");
+      if (!std::isfinite(options.base) || options.base <= 1.0) {
+        char given[32];
+        std::snprintf(given, sizeof given, "%g", options.base);
+        throw UsageError(std::string("--base ") + given + ": expected a finite number > 1");
+      }
       sinusoidal_rows(SinusoidalParams{*layout, options.base}, options.d_model, 0,
                       options.positions, values.data());
       return values;

@@ -5,7 +5,9 @@
 #include <stdexcept>
 
 #include "tokenizer/load_tokenizer.h"
+#include "tokenizer/tokenizer_file.h"
 #include "tools/tinyenc/command.h"
+#include "tools/tinyenc/options.h"
 
 namespace tinyenc::cli {
 
@@ -63,17 +65,30 @@ void Pipeline::check_length(Encoding& encoding, const std::string& what) const {
                                 " tokens, longer than the model's " + std::to_string(limit) +
                                 " (max_position_embeddings); use --truncate to cut it");
   }
-  // Keep the first limit - 1 tokens and the closing special token, if there is one.
-  const bool closing_special = encoding.sources.back() == TokenSource::kSpecial;
-  Encoding cut;
-  for (int64_t i = 0; i < limit - (closing_special ? 1 : 0); ++i) {
-    cut.append(encoding.tokens[i], encoding.ids[i], encoding.token_type_ids[i], encoding.sources[i],
-               encoding.offsets[i]);
+  // Hugging Face's "longest_first": the template's special tokens all stay, and one token at a
+  // time comes off the end of the longer text (the second on a tie) until the rest fits.
+  int64_t first = 0, second = 0;
+  for (TokenSource source : encoding.sources) {
+    first += source == TokenSource::kFirst;
+    second += source == TokenSource::kSecond;
   }
-  if (closing_special) {
-    const size_t last = encoding.size() - 1;
-    cut.append(encoding.tokens[last], encoding.ids[last], encoding.token_type_ids[last],
-               encoding.sources[last], encoding.offsets[last]);
+  const int64_t specials = tokens - first - second;
+  if (specials >= limit) {
+    throw std::invalid_argument(what + ": the template's " + std::to_string(specials) +
+                                " special tokens leave no room for text within the model's " +
+                                std::to_string(limit));
+  }
+  while (first + second + specials > limit) {
+    --(first > second ? first : second);
+  }
+  Encoding cut;
+  int64_t kept_first = 0, kept_second = 0;
+  for (size_t i = 0; i < encoding.size(); ++i) {
+    const TokenSource source = encoding.sources[i];
+    if (source == TokenSource::kFirst && kept_first++ >= first) continue;
+    if (source == TokenSource::kSecond && kept_second++ >= second) continue;
+    cut.append(encoding.tokens[i], encoding.ids[i], encoding.token_type_ids[i], source,
+               encoding.offsets[i]);
   }
   encoding = std::move(cut);
 }
@@ -83,14 +98,14 @@ Encoding Pipeline::encode(const std::string& text, bool pair) const {
   if (pair) {
     const size_t tab = text.find('\t');
     if (tab == std::string::npos) {
-      throw std::invalid_argument("--pair: no tab between the two texts of '" + text + "'");
+      throw std::invalid_argument("--pair: no tab between the two texts of " + in_quotes(text));
     }
     encoding = tokenizer_->encode_pair(std::string_view(text).substr(0, tab),
                                        std::string_view(text).substr(tab + 1));
   } else {
     encoding = tokenizer_->encode(text);
   }
-  check_length(encoding, "text '" + text + "'");
+  check_length(encoding, "text " + in_quotes(text));
   return encoding;
 }
 
@@ -127,6 +142,8 @@ std::vector<TextOutput> Pipeline::run(const std::vector<Encoding>& batch, bool k
               types.begin() + b * seq);
     lengths.push_back(static_cast<int32_t>(encoding.size()));
   }
+  check_forward_memory(encoder_->config(), size, seq,
+                       "a batch of " + std::to_string(size) + " texts");
   const bool with_types = model_.config.encoder.type_vocab_size > 0;
   const EncoderInput input{size, seq, ids.data(), lengths.data(),
                            with_types ? types.data() : nullptr};

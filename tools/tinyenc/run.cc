@@ -1,17 +1,22 @@
 // `tinyenc run`: a model folder on texts (arguments, a file or standard input), batched; prints
 // tokens, the predicted label with its probability, and (as JSON) logits and embeddings.
+#include <unistd.h>
+
+#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "engine/encoder.h"
+#include "tokenizer/tokenizer_file.h"
 #include "tools/tinyenc/command.h"
+#include "tools/tinyenc/json_text.h"
+#include "tools/tinyenc/line_reader.h"
 #include "tools/tinyenc/model_summary.h"
+#include "tools/tinyenc/options.h"
 #include "tools/tinyenc/output.h"
 #include "tools/tinyenc/pipeline.h"
 
@@ -36,36 +41,6 @@ struct RunOptions {
   bool verbose = false;
 };
 
-std::vector<std::string> read_lines(std::istream& in) {
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (!line.empty()) lines.push_back(line);
-  }
-  return lines;
-}
-
-std::vector<std::string> gather_texts(const RunOptions& options) {
-  std::vector<std::string> texts;
-  bool from_stdin = options.input_file == "-";
-  for (const std::string& text : options.texts) {
-    if (text == "-") {
-      from_stdin = true;
-    } else {
-      texts.push_back(text);
-    }
-  }
-  if (!options.input_file.empty() && options.input_file != "-") {
-    std::ifstream in(options.input_file);
-    if (!in) throw UsageError(options.input_file + ": cannot open the input file");
-    for (std::string& line : read_lines(in)) texts.push_back(std::move(line));
-  }
-  if (from_stdin) {
-    for (std::string& line : read_lines(std::cin)) texts.push_back(std::move(line));
-  }
-  return texts;
-}
-
 std::vector<int32_t> parse_ids(const std::string& text) {
   std::vector<int32_t> ids;
   std::stringstream stream(text);
@@ -76,7 +51,7 @@ std::vector<int32_t> parse_ids(const std::string& text) {
       if (used != item.size() || value < INT32_MIN || value > INT32_MAX) throw std::exception();
       ids.push_back(static_cast<int32_t>(value));
     } catch (const std::exception&) {
-      throw UsageError("--ids: '" + item + "' is not an integer id");
+      throw UsageError("--ids: " + in_quotes(item) + " is not an integer id");
     }
   }
   if (ids.empty()) throw UsageError("--ids: no ids given");
@@ -145,9 +120,140 @@ std::string table_row(const Pipeline& pipeline, const std::string& text, const T
   return row;
 }
 
+// The most texts in one forward pass. A padded batch holds batch x seq x d_model floats per
+// activation and batch x heads x seq^2 attention scores; past a few thousand texts that is
+// memory, not speed.
+constexpr int kMaxBatchSize = 4096;
+// A batch that is not full goes out when the input has been silent this long, or when its first
+// text has waited kMaxWait: lines typed or piped in slowly are answered as they come.
+constexpr int kPauseMs = 20;
+constexpr auto kMaxWait = std::chrono::milliseconds(200);
+
+// Writes each text's record as its batch completes, in input order: the table, JSON lines, or
+// one JSON document written piece by piece (so memory stays bounded on that path too).
+class RecordWriter {
+ public:
+  RecordWriter(const RunOptions& options, const Pipeline& pipeline, OutputSink& sink)
+      : options_(options), pipeline_(pipeline), sink_(sink) {}
+
+  void write(const std::string& text, TextOutput& out) {
+    if (options_.normalize) normalize(out.embedding);
+    if (options_.jsonl) {
+      sink_.write(json_text(to_json(pipeline_, text, out, options_.hidden_states)) + "\n");
+    } else if (options_.json) {
+      begin_document();
+      sink_.write((records_ ? "," : "") +
+                  json_text(to_json(pipeline_, text, out, options_.hidden_states)));
+    } else {
+      sink_.write(table_row(pipeline_, text, out));
+    }
+    ++records_;
+  }
+
+  // After a batch: what was written reaches a reader at the other end of a pipe now.
+  void flush() { sink_.flush(); }
+
+  void finish() {
+    if (!options_.json) return;
+    begin_document();
+    sink_.write("]}\n");
+  }
+
+ private:
+  void begin_document() {
+    if (begun_) return;
+    begun_ = true;
+    sink_.write("{\"model\":" + json_text(nlohmann::json(options_.model)) + ",\"labels\":" +
+                json_text(nlohmann::json(pipeline_.model().config.labels)) + ",\"inputs\":[");
+  }
+
+  const RunOptions& options_;
+  const Pipeline& pipeline_;
+  OutputSink& sink_;
+  size_t records_ = 0;
+  bool begun_ = false;
+};
+
+// Gathers texts into batches, runs each batch when it is full (or the input pauses), and hands
+// the outputs to the writer in input order.
+class Batcher {
+ public:
+  Batcher(const RunOptions& options, Pipeline& pipeline, RecordWriter& writer)
+      : options_(options), pipeline_(pipeline), writer_(writer) {}
+
+  void add(std::string text) {
+    ++count_;
+    try {
+      encodings_.push_back(pipeline_.encode(text, options_.pair));
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("input " + std::to_string(count_) + ": " + e.what());
+    }
+    enqueue(std::move(text));
+  }
+
+  void add_ids(const std::string& text, const std::vector<int32_t>& ids) {
+    ++count_;
+    encodings_.push_back(pipeline_.encode_ids(ids));
+    enqueue(text);
+  }
+
+  // Every line of `reader` is a text, an empty one included: record N answers line N.
+  void read(LineReader& reader) {
+    std::string line;
+    for (;;) {
+      const auto status = reader.next(line, texts_.empty() ? -1 : kPauseMs);
+      if (status == LineReader::Status::kEnd) return;
+      if (status == LineReader::Status::kPause) {
+        flush();
+      } else {
+        add(std::move(line));
+      }
+    }
+  }
+
+  void flush() {
+    if (texts_.empty()) return;
+    std::vector<TextOutput> outputs;
+    try {
+      outputs = pipeline_.run(encodings_, options_.hidden_states);
+    } catch (const NonFiniteOutputError& e) {
+      const size_t input = count_ - texts_.size() + 1 + static_cast<size_t>(e.sequence);
+      throw std::invalid_argument(options_.model + ": input " + std::to_string(input) + ": " +
+                                  e.what());
+    }
+    for (size_t i = 0; i < outputs.size(); ++i) writer_.write(texts_[i], outputs[i]);
+    writer_.flush();
+    texts_.clear();
+    encodings_.clear();
+  }
+
+  size_t count() const { return count_; }
+
+ private:
+  void enqueue(std::string text) {
+    if (texts_.empty()) first_arrival_ = std::chrono::steady_clock::now();
+    texts_.push_back(std::move(text));
+    if (texts_.size() >= static_cast<size_t>(options_.batch_size) ||
+        std::chrono::steady_clock::now() - first_arrival_ >= kMaxWait) {
+      flush();
+    }
+  }
+
+  const RunOptions& options_;
+  Pipeline& pipeline_;
+  RecordWriter& writer_;
+  std::vector<std::string> texts_;
+  std::vector<Encoding> encodings_;
+  std::chrono::steady_clock::time_point first_arrival_;
+  size_t count_ = 0;
+};
+
 int run(const RunOptions& options) {
-  if (options.batch_size <= 0) throw UsageError("--batch-size must be > 0");
-  set_threads(options.threads);
+  check_range("--batch-size", int64_t{options.batch_size}, 1, kMaxBatchSize);
+  set_threads(checked_threads(options.threads));
+  if (!options.ids.empty() && (!options.texts.empty() || !options.input_file.empty())) {
+    throw UsageError("--ids replaces the texts: give one or the other");
+  }
   PipelineOptions pipeline_options;
   pipeline_options.pooling = parse_pooling(options.pooling);
   pipeline_options.truncate = options.truncate;
@@ -158,50 +264,33 @@ int run(const RunOptions& options) {
     std::fprintf(stderr, "tinyenc: %s\n", summary_line(summary).c_str());
   }
 
-  std::vector<std::string> texts;
-  std::vector<Encoding> encodings;
-  if (!options.ids.empty()) {
-    if (!options.texts.empty() || !options.input_file.empty()) {
-      throw UsageError("--ids replaces the texts: give one or the other");
-    }
-    encodings.push_back(pipeline.encode_ids(parse_ids(options.ids)));
-    texts.push_back(options.ids);
-  } else {
-    texts = gather_texts(options);
-    if (texts.empty()) throw UsageError("no input texts (give TEXT..., -i FILE or -)");
-    for (size_t i = 0; i < texts.size(); ++i) {
-      try {
-        encodings.push_back(pipeline.encode(texts[i], options.pair));
-      } catch (const std::invalid_argument& e) {
-        throw std::invalid_argument("input " + std::to_string(i + 1) + ": " + e.what());
-      }
-    }
-  }
-
+  // Opened before any input is read: a path that cannot be written fails now, not after it.
   OutputSink sink(options.output);
-  nlohmann::json document;
-  document["model"] = options.model;
-  document["labels"] = pipeline.model().config.labels;
-  document["inputs"] = nlohmann::json::array();
-  for (size_t begin = 0; begin < encodings.size(); begin += options.batch_size) {
-    const size_t end = std::min(encodings.size(), begin + static_cast<size_t>(options.batch_size));
-    std::vector<Encoding> batch(encodings.begin() + begin, encodings.begin() + end);
-    std::vector<TextOutput> outputs = pipeline.run(batch, options.hidden_states);
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      TextOutput& out = outputs[i];
-      if (options.normalize) normalize(out.embedding);
-      const std::string& text = texts[begin + i];
-      if (options.jsonl) {
-        sink.write(to_json(pipeline, text, out, options.hidden_states).dump() + "\n");
-        sink.flush();
-      } else if (options.json) {
-        document["inputs"].push_back(to_json(pipeline, text, out, options.hidden_states));
+  RecordWriter writer(options, pipeline, sink);
+  Batcher batcher(options, pipeline, writer);
+  if (!options.ids.empty()) {
+    batcher.add_ids(options.ids, parse_ids(options.ids));
+  } else {
+    bool from_stdin = options.input_file == "-";
+    for (const std::string& text : options.texts) {
+      if (text == "-") {
+        from_stdin = true;
       } else {
-        sink.write(table_row(pipeline, text, out));
+        batcher.add(text);
       }
     }
+    if (!options.input_file.empty() && options.input_file != "-") {
+      LineReader file(options.input_file);
+      batcher.read(file);
+    }
+    if (from_stdin) {
+      LineReader standard_input(STDIN_FILENO, "standard input");
+      batcher.read(standard_input);
+    }
   }
-  if (options.json) sink.write(document.dump() + "\n");
+  batcher.flush();
+  if (batcher.count() == 0) throw UsageError("no input texts (give TEXT..., -i FILE or -)");
+  writer.finish();
   sink.commit();
   return 0;
 }
@@ -231,7 +320,7 @@ RunCommand add_run_command(CLI::App& root) {
   command->add_option("-o,--output", options->output, "Write to FILE atomically instead of stdout");
   command->add_option("--batch-size", options->batch_size, "Texts per forward pass")
       ->capture_default_str();
-  command->add_option("--threads", options->threads, "Threads (0: physical cores)")
+  command->add_option("--threads", options->threads, "Threads (0: every CPU this process may use)")
       ->capture_default_str();
   command->add_flag("--truncate", options->truncate, "Cut texts longer than the model allows");
   command->add_flag("-v,--verbose", options->verbose,
