@@ -1,6 +1,7 @@
 // Where `tinyenc` puts its results (-o; --plot goes through the same code): whatever the path
 // named before survives as the shell's `>` would leave it (links, devices, FIFOs, sockets,
-// modes, hard links, permissions), errors are one line with exit 2, and no temporary is left.
+// modes, hard links, permissions), errors are one line with exit 2, and no temporary outlives
+// the process, whether it fails, is interrupted, or was killed outright the time before.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -137,6 +138,13 @@ std::string read_all(int descriptor) {
     text.append(buffer, static_cast<size_t>(got));
   }
   return text;
+}
+
+// A pid no process has: a child's, once it has been waited for.
+pid_t dead_pid() {
+  const pid_t pid = start({"--version"}, "/dev/null", -1);
+  wait_for(pid);
+  return pid;
 }
 
 class CliOutput : public ::testing::Test {
@@ -365,6 +373,55 @@ TEST_F(CliOutput, DirectoryIsRefusedByName) {
   EXPECT_TRUE(fs::is_directory(directory));
   EXPECT_TRUE(fs::is_empty(directory));
   EXPECT_EQ(temporaries_in(folder_), std::vector<std::string>{});
+}
+
+TEST_F(CliOutput, InterruptRemovesTheTemporary) {
+  const fs::path input = folder_ / "input.txt";
+  {
+    std::ofstream lines(input);
+    for (int i = 0; i < 20000; ++i) lines << "我打你\n";
+  }
+  const fs::path target = folder_ / "k.jsonl";
+  for (int signal_number : {SIGTERM, SIGINT, SIGHUP}) {
+    SCOPED_TRACE(strsignal(signal_number));
+    write_text(target, "old\n");
+    const pid_t pid = start(
+        {"run", "--threads", "1", "--jsonl", "-m", model(), "-o", target.string(), "-"}, input, -1);
+    ASSERT_GT(pid, 0);
+    const fs::path temporary = folder_ / (".k.jsonl.tinyenc-tmp." + std::to_string(pid));
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (!fs::exists(temporary) && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    const bool appeared = fs::exists(temporary);
+    ::kill(pid, signal_number);
+    const int status = wait_for(pid);
+    ASSERT_TRUE(appeared) << temporary << " never appeared";
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == signal_number) << status;
+    EXPECT_FALSE(fs::exists(temporary));
+    EXPECT_EQ(temporaries_in(folder_), std::vector<std::string>{});
+    EXPECT_EQ(read_text(target), "old\n");
+  }
+}
+
+TEST_F(CliOutput, KilledRunsLeftoversAreRemovedNextTime) {
+  const std::string dead = std::to_string(dead_pid());
+  const std::string alive = std::to_string(::getpid());
+  const std::vector<std::string> removed = {".k.json.tinyenc-tmp." + dead,
+                                            ".k.json.tinyenc-tmp." + dead + ".3"};
+  const std::vector<std::string> kept = {
+      ".k.json.tinyenc-tmp." + alive,       // a run still going
+      ".other.json.tinyenc-tmp." + dead,    // another target's
+      ".k.json.tinyenc-tmp." + dead + "x",  // not our name
+      ".k.json.tinyenc-tmp.x" + dead,
+      "k.json.tmp." + dead,  // not our name either
+  };
+  for (const std::string& name : removed) write_text(folder_ / name, "leftover");
+  for (const std::string& name : kept) write_text(folder_ / name, "someone's");
+  const ProgramResult result = run_into(shell_quote(folder_ / "k.json"));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_TRUE(is_result(read_text(folder_ / "k.json")));
+  for (const std::string& name : removed) EXPECT_FALSE(fs::exists(folder_ / name)) << name;
+  for (const std::string& name : kept) EXPECT_EQ(read_text(folder_ / name), "someone's") << name;
 }
 
 }  // namespace

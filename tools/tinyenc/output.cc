@@ -1,15 +1,20 @@
 #include "tools/tinyenc/output.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <charconv>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
+#include <mutex>
 #include <stdexcept>
 #include <string_view>
 #include <system_error>
@@ -24,6 +29,95 @@ constexpr std::string_view kTemporaryMarker = ".tinyenc-tmp.";
 constexpr size_t kLongestNameInTemporary = 200;
 
 std::string reason(int error) { return std::error_code(error, std::generic_category()).message(); }
+
+// --- Removing temporaries when the process is told to stop ---------------------------------
+// The handler may run on any thread (oneDNN's workers do not block signals) while the main
+// thread opens or closes sinks, so the names it may unlink sit in fixed slots guarded by a
+// lock-free state: only an armed slot is unlinked, and a slot the handler took is never reused.
+enum SlotState : int { kFree, kFilling, kArmed, kTakenByHandler };
+struct SignalSlot {
+  std::atomic<int> state{kFree};
+  char path[PATH_MAX];
+};
+SignalSlot signal_slots[16];  // sinks open at once: two at most today (bench's -o and --plot)
+std::atomic<int> commits_in_progress{0};
+std::atomic<int> deferred_signal{0};
+constexpr int kTerminatingSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+void remove_armed_temporaries() {
+  for (SignalSlot& slot : signal_slots) {
+    int armed = kArmed;
+    if (slot.state.compare_exchange_strong(armed, kTakenByHandler)) ::unlink(slot.path);
+  }
+}
+
+// Async-signal-safe: the default action again, so the exit status says "killed by signal".
+void die_of(int signal_number) {
+  remove_armed_temporaries();
+  struct sigaction action {};
+  action.sa_handler = SIG_DFL;
+  sigemptyset(&action.sa_mask);
+  ::sigaction(signal_number, &action, nullptr);
+  ::raise(signal_number);  // delivered when the handler returns, or at once outside one
+}
+
+extern "C" void on_terminating_signal(int signal_number) {
+  const int saved_errno = errno;
+  // During a commit the target is being replaced or rewritten: let it finish, then die
+  // (~CommitInProgress looks). Stored before the check, so one side always sees the other.
+  deferred_signal.store(signal_number);
+  if (commits_in_progress.load() == 0) die_of(signal_number);
+  errno = saved_errno;
+}
+
+void install_signal_handlers() {
+  static std::once_flag installed;
+  std::call_once(installed, [] {
+    for (int signal_number : kTerminatingSignals) {
+      struct sigaction current {};
+      ::sigaction(signal_number, nullptr, &current);
+      // An ignored signal stays ignored (nohup, a background job's SIGINT), and a handler
+      // someone else installed stays theirs.
+      if (current.sa_handler != SIG_DFL || (current.sa_flags & SA_SIGINFO)) continue;
+      struct sigaction action {};
+      action.sa_handler = on_terminating_signal;
+      sigemptyset(&action.sa_mask);
+      for (int other : kTerminatingSignals) sigaddset(&action.sa_mask, other);
+      action.sa_flags = SA_RESTART;
+      ::sigaction(signal_number, &action, nullptr);
+    }
+  });
+}
+
+int arm(const fs::path& temporary) {
+  const std::string& name = temporary.native();
+  if (name.size() >= PATH_MAX) return -1;
+  for (int i = 0; i < static_cast<int>(std::size(signal_slots)); ++i) {
+    int free = kFree;
+    if (!signal_slots[i].state.compare_exchange_strong(free, kFilling)) continue;
+    std::memcpy(signal_slots[i].path, name.c_str(), name.size() + 1);
+    signal_slots[i].state.store(kArmed);
+    return i;
+  }
+  return -1;  // more sinks than slots: this one is only removed by the destructor
+}
+
+void disarm(int slot) {
+  if (slot < 0) return;
+  // Fails only if the handler took the slot: the process is dying, the slot stays taken.
+  int armed = kArmed;
+  signal_slots[slot].state.compare_exchange_strong(armed, kFree);
+}
+
+// Holds SIGINT/SIGTERM/SIGHUP off while a commit replaces or rewrites the target.
+struct CommitInProgress {
+  CommitInProgress() { commits_in_progress.fetch_add(1); }
+  ~CommitInProgress() {
+    if (commits_in_progress.fetch_sub(1) == 1) {
+      if (const int signal_number = deferred_signal.exchange(0)) die_of(signal_number);
+    }
+  }
+};
 
 // --- Finding what a path names ---------------------------------------------------------------
 
@@ -54,6 +148,39 @@ std::string temporary_prefix(const std::string& name) {
 
 bool same_file(const struct stat& a, const struct stat& b) {
   return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+// Our temporaries for `name` left by processes that no longer exist (a SIGKILL, a power cut).
+// Only ".<name>.tinyenc-tmp.<pid>[.<n>]" regular files whose pid is gone are touched: a live
+// pid may be another tinyenc writing the same file right now.
+void remove_dead_leftovers(const fs::path& folder, const std::string& name) {
+  DIR* directory = ::opendir(folder.c_str());
+  if (!directory) return;
+  const std::string prefix = temporary_prefix(name);
+  while (const dirent* entry = ::readdir(directory)) {
+    const std::string_view entry_name = entry->d_name;
+    if (!entry_name.starts_with(prefix)) continue;
+    const char* const begin = entry_name.data() + prefix.size();
+    const char* const end = entry_name.data() + entry_name.size();
+    pid_t pid = 0;
+    auto parsed = std::from_chars(begin, end, pid);
+    if (parsed.ec != std::errc() || parsed.ptr == begin || pid <= 0 || pid == ::getpid()) continue;
+    if (parsed.ptr != end) {  // the ".<n>" of a second sink on the same target
+      unsigned serial = 0;
+      if (*parsed.ptr != '.') continue;
+      const char* const serial_begin = parsed.ptr + 1;
+      parsed = std::from_chars(serial_begin, end, serial);
+      if (parsed.ec != std::errc() || parsed.ptr != end || parsed.ptr == serial_begin) continue;
+    }
+    if (::kill(pid, 0) == 0 || errno != ESRCH) continue;
+    struct stat status;
+    if (::fstatat(::dirfd(directory), entry->d_name, &status, AT_SYMLINK_NOFOLLOW) != 0 ||
+        !S_ISREG(status.st_mode)) {
+      continue;
+    }
+    ::unlinkat(::dirfd(directory), entry->d_name, 0);
+  }
+  ::closedir(directory);
 }
 
 // A Unix socket is not opened but connected to, as a stream.
@@ -168,18 +295,24 @@ OutputSink::OutputSink(const std::string& path) : file_(stdout), path_(path) {
 void OutputSink::open_temporary(const fs::path& beside, const struct ::stat* keep) {
   const fs::path folder = beside.parent_path().empty() ? fs::path(".") : beside.parent_path();
   const std::string name = beside.filename().string();
+  remove_dead_leftovers(folder, name);
   const std::string stem = temporary_prefix(name) + std::to_string(::getpid());
   // Private until it holds the old file's mode; a new file's mode comes from the umask.
   const mode_t mode = keep ? 0600 : 0666;
+  install_signal_handlers();
   int descriptor = -1;
-  // A second sink on the same target in this process (bench -o X --plot X), or a leftover
-  // whose pid we now have, takes the name first: add a serial number.
+  // A second sink on the same target in this process (bench -o X --plot X), or a dead
+  // process's leftover whose pid we now have, takes the name first: add a serial number.
   for (int serial = 0; descriptor < 0; ++serial) {
     temporary_ = folder / (serial == 0 ? stem : stem + "." + std::to_string(serial));
+    // Armed before the file exists, so that no signal can come between and leave it behind.
+    signal_slot_ = arm(temporary_);
     descriptor =
         ::open(temporary_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
     if (descriptor >= 0) break;
     const int error = errno;
+    disarm(signal_slot_);
+    signal_slot_ = -1;
     if (error != EEXIST || serial == 100) {
       temporary_.clear();
       throw std::invalid_argument(path_ + ": cannot create a temporary file in folder '" +
@@ -210,7 +343,9 @@ void OutputSink::open_temporary(const fs::path& beside, const struct ::stat* kee
 
 void OutputSink::discard_temporary() {
   if (temporary_.empty()) return;
-  ::unlink(temporary_.c_str());
+  ::unlink(temporary_.c_str());  // before disarming: a signal in between finds nothing to do
+  disarm(signal_slot_);
+  signal_slot_ = -1;
   temporary_.clear();
 }
 
@@ -249,6 +384,7 @@ void OutputSink::commit() {
     return;
   }
 
+  CommitInProgress hold_signals;
   if (kind_ == Kind::kReplace) {
     written = written && ::fsync(::fileno(file_)) == 0;
     if (!written) error = errno;
@@ -259,7 +395,9 @@ void OutputSink::commit() {
       written = false;
     }
     if (written) {
-      temporary_.clear();  // renamed: nothing left to remove
+      disarm(signal_slot_);  // renamed: nothing left to remove
+      signal_slot_ = -1;
+      temporary_.clear();
     }
   } else {
     written = written && copy_into(::fileno(file_), existing_);

@@ -7,13 +7,17 @@
 //    file gets 0666 & ~umask) and is renamed over it: a reader sees the old file or the new one.
 //  - a regular file with more than one hard link: a rename would cut the other links, so results
 //    still collect in the temporary and commit() copies them into the existing file, truncating
-//    it. Links, mode and owner stay; the copy is not atomic for a concurrent reader.
+//    it. Links, mode and owner stay; the copy is not atomic for a concurrent reader, but SIGINT,
+//    SIGTERM and SIGHUP wait until it is done, so it is never left half-way by an interrupt.
 //  - a symbolic link: followed; the file it names is written as above and the link stays.
 //  - a character or block device, a FIFO, a socket: written directly as the shell's `>` would,
 //    with no temporary (renaming over them would destroy them).
 // Refused up front with std::invalid_argument (bad input): a directory, a file the user may not
 // write (judged as the shell's `>` would judge it, so root may), a folder where the temporary
 // cannot be created.
+// On SIGINT, SIGTERM or SIGHUP the open temporaries are removed and the process dies of the
+// signal. A SIGKILL cannot be caught: its leftover is removed the next time the same target is
+// written, once no process with the pid in its name is alive.
 // Also the JSON spelling of float32 values.
 #pragma once
 
@@ -51,6 +55,7 @@ class OutputSink {
   std::filesystem::path target_;     // kReplace: what the temporary is renamed to
   std::filesystem::path temporary_;  // kReplace, kCopyInto
   int existing_ = -1;                // kCopyInto: the file the results are copied into
+  int signal_slot_ = -1;             // where the signal handler finds the temporary's name
   bool committed_ = false;
 };
 
