@@ -378,7 +378,10 @@ void OutputSink::commit() {
   bool written = std::fflush(file_) == 0;
   int error = errno;
   if (kind_ == Kind::kDirect) {
-    written = std::fclose(file_) == 0 && written;
+    if (std::fclose(file_) != 0 && written) {
+      written = false;
+      error = errno;  // a device may report its error only now
+    }
     file_ = nullptr;
     if (!written) throw std::runtime_error(path_ + ": write failed (" + reason(error) + ")");
     return;
@@ -386,9 +389,14 @@ void OutputSink::commit() {
 
   CommitInProgress hold_signals;
   if (kind_ == Kind::kReplace) {
-    written = written && ::fsync(::fileno(file_)) == 0;
-    if (!written) error = errno;
-    written = std::fclose(file_) == 0 && written;
+    if (written && ::fsync(::fileno(file_)) != 0) {
+      written = false;
+      error = errno;
+    }
+    if (std::fclose(file_) != 0 && written) {
+      written = false;
+      error = errno;
+    }
     file_ = nullptr;
     if (written && ::rename(temporary_.c_str(), target_.c_str()) != 0) {
       error = errno;
@@ -400,9 +408,14 @@ void OutputSink::commit() {
       temporary_.clear();
     }
   } else {
-    written = written && copy_into(::fileno(file_), existing_);
-    if (!written) error = errno;
-    written = ::close(existing_) == 0 && written;
+    if (written && !copy_into(::fileno(file_), existing_)) {
+      written = false;
+      error = errno;
+    }
+    if (::close(existing_) != 0 && written) {
+      written = false;
+      error = errno;
+    }
     existing_ = -1;
     std::fclose(file_);
     file_ = nullptr;
