@@ -205,7 +205,8 @@ TEST_F(CliOrder, OutputFileIsWrittenWhole) {
   EXPECT_EQ(result.out, "");
   EXPECT_EQ(json::parse(read_text(file))["results"].size(), 3u);
   for (const auto& entry : std::filesystem::directory_iterator(scratch())) {
-    EXPECT_EQ(entry.path().filename().string().find(".tmp."), std::string::npos) << entry.path();
+    EXPECT_EQ(entry.path().filename().string().find("tinyenc-tmp"), std::string::npos)
+        << entry.path();
   }
 }
 

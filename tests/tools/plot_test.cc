@@ -417,7 +417,8 @@ TEST_F(CliPePlot, BenchDrawsALinePerKindAndPrintsItsTable) {
     EXPECT_NE(check.text.find(expected), std::string::npos) << expected;
   }
   for (const auto& entry : std::filesystem::directory_iterator(scratch())) {
-    EXPECT_EQ(entry.path().string().find(".tmp."), std::string::npos) << entry.path();
+    EXPECT_EQ(entry.path().filename().string().find("tinyenc-tmp"), std::string::npos)
+        << entry.path();
   }
 }
 
