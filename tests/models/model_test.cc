@@ -368,6 +368,17 @@ TEST_F(LoadModelTest, MissingFolder) {
                 ": not a folder (a model is a folder with config.json and model.safetensors)");
 }
 
+// std::filesystem's throwing calls would report these as "filesystem error: status: ...".
+TEST_F(LoadModelTest, SymbolicLinkLoops) {
+  const std::filesystem::path loop = temp_.path() / "loop";
+  std::filesystem::create_symlink("loop", loop);
+  EXPECT_EQ(error_of(loop), loop.string() + ": Too many levels of symbolic links");
+  write_model(dir(), bert_config(dims_), bert_tensors(dims_, "", false));
+  std::filesystem::remove(dir() / "model.safetensors");
+  std::filesystem::create_symlink("model.safetensors", dir() / "model.safetensors");
+  EXPECT_EQ(error_of(dir()), weights_file() + ": Too many levels of symbolic links");
+}
+
 TEST_F(LoadModelTest, MissingFiles) {
   std::filesystem::create_directories(dir());
   EXPECT_EQ(error_of(dir()),

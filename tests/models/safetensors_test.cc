@@ -163,7 +163,7 @@ TEST_F(SafetensorsTest, FolderInsteadOfFile) {
     SafetensorsFile file(dir_.path());
     FAIL() << "no error";
   } catch (const std::runtime_error& e) {
-    EXPECT_EQ(std::string(e.what()), dir_.path().string() + ": not a regular file");
+    EXPECT_EQ(std::string(e.what()), dir_.path().string() + ": is a folder, not a file");
   }
 }
 
