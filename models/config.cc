@@ -6,6 +6,7 @@
 
 #include "models/json_fields.h"
 #include "models/model_family.h"
+#include "tokenizer/json_document.h"
 #include "tokenizer/regular_file.h"
 
 namespace tinyenc {
@@ -128,13 +129,7 @@ ModelConfig model_config_from_json(const nlohmann::json& json, const std::string
 }
 
 ModelConfig parse_model_config(std::string_view json_text, const std::string& file) {
-  nlohmann::json json;
-  try {
-    json = nlohmann::json::parse(json_text);
-  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
-    throw std::invalid_argument(file + ": not valid JSON: " + json_error_message(e));
-  }
-  return model_config_from_json(json, file);
+  return model_config_from_json(parse_json_document(json_text, file), file);
 }
 
 ModelConfig read_model_config(const std::filesystem::path& dir) {

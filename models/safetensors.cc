@@ -4,13 +4,13 @@
 #include <array>
 #include <cstring>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <stdexcept>
 #include <utility>
 
 #include "models/float16.h"
 #include "models/json_fields.h"
 #include "models/mapped_file.h"
+#include "tokenizer/json_document.h"
 
 namespace tinyenc {
 namespace {
@@ -122,28 +122,18 @@ void SafetensorsFile::parse_header() {
          std::to_string(kMaxSafetensorsHeaderBytes) + " bytes");
   }
   const auto* header_begin = reinterpret_cast<const char*>(bytes_.data()) + 8;
-  const auto* header_end = header_begin + header_length;
   data_area_ = bytes_.subspan(8 + header_length);
 
-  // nlohmann keeps the last of duplicated keys; a tensor named twice is a malformed file (and
-  // could make two readers see different tensors), so spot duplicates while parsing.
-  std::set<std::string> top_level_keys;
-  std::optional<std::string> duplicate;
-  const auto callback = [&](int depth, nlohmann::json::parse_event_t event,
-                            nlohmann::json& parsed) {
-    if (event == nlohmann::json::parse_event_t::key && depth == 1 && !duplicate) {
-      const std::string& key = parsed.get_ref<const std::string&>();
-      if (!top_level_keys.insert(key).second) duplicate = key;
-    }
-    return true;
-  };
+  // A tensor named twice, or a field given twice, could make two readers see different tensors.
   nlohmann::json header;
   try {
-    header = nlohmann::json::parse(header_begin, header_end, callback);
+    header = parse_json_unique_keys(std::string_view(header_begin, header_length));
+  } catch (const RepeatedJsonKey& e) {
+    if (e.top_level()) fail("header names " + quote_text(e.key()) + " more than once");
+    fail(std::string("header: ") + e.what());
   } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
     fail("header is not valid JSON: " + json_error_message(e));
   }
-  if (duplicate) fail("header names " + quote_text(*duplicate) + " more than once");
   if (!header.is_object()) fail("header must be a JSON object");
 
   for (const auto& [key, entry] : header.items()) {

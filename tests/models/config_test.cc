@@ -513,6 +513,17 @@ TEST(ModelConfig, ConfigThatIsNotARegularFile) {
   EXPECT_EQ(read_error(), path.string() + ": is a folder, not a file");
 }
 
+TEST(ModelConfigErrors, RepeatedKeys) {
+  // nlohmann keeps the last value, other readers the first: which one was meant is unknowable.
+  EXPECT_EQ(text_error_of(R"({"model_type": "bert", "hidden_size": 32, "hidden_size": 64})"),
+            "m/config.json: key 'hidden_size' appears more than once");
+  EXPECT_EQ(text_error_of(R"({"model_type": "tinyenc",
+                              "position_encoding": {"kind": "rope", "kind": "alibi"}})"),
+            "m/config.json: position_encoding: key 'kind' appears more than once");
+  EXPECT_EQ(text_error_of(R"({"id2label": {"0": "a", "1": "b", "0": "c"}})"),
+            "m/config.json: id2label: key '0' appears more than once");
+}
+
 // The golden encoders the engine's parity tests run (tools/golden/encoder_goldens.py) are
 // tinyenc-family folders: every one must parse.
 TEST(ModelConfig, GoldenEncoderConfigsParse) {

@@ -235,6 +235,16 @@ TEST_F(SafetensorsTest, DuplicateTensorName) {
             prefix() + "header names 'x' more than once");
 }
 
+// A field or metadata key given twice is as ambiguous as a tensor named twice.
+TEST_F(SafetensorsTest, RepeatedKeysInsideEntries) {
+  EXPECT_EQ(error_of_header(R"({"x": {"dtype": "U8", "shape": [1], "data_offsets": [0, 1],
+                                      "dtype": "F16"}})",
+                            1),
+            prefix() + "header: x: key 'dtype' appears more than once");
+  EXPECT_EQ(error_of_header(R"({"__metadata__": {"format": "pt", "format": "tf"}})", 0),
+            prefix() + "header: __metadata__: key 'format' appears more than once");
+}
+
 TEST_F(SafetensorsTest, OffsetsOutOfRange) {
   EXPECT_EQ(
       error_of_header(R"({"w": {"dtype": "F32", "shape": [4], "data_offsets": [8, 24]}})", 16),

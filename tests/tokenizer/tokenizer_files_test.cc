@@ -147,6 +147,20 @@ TEST_F(TokenizerFiles, SymbolicLinkLoopsSayWhat) {
             (dir_ / "tokenizer.model").string() + ": Too many levels of symbolic links");
 }
 
+TEST_F(TokenizerFiles, RepeatedJsonKeysAreRefused) {
+  const std::string tokenizer_json =
+      R"({"model": {"type": "WordPiece", "unk_token": "[UNK]",
+                    "vocab": {"[UNK]": 0, "hello": 1, "hello": 2}}})";
+  EXPECT_EQ(
+      error_of([&] { load_tokenizer_file(write("tokenizer.json", tokenizer_json)); }),
+      (dir_ / "tokenizer.json").string() + ": model.vocab: key 'hello' appears more than once");
+  write("vocab.txt", kVocab);
+  write("tokenizer_config.json", R"({"do_lower_case": false, "do_lower_case": true})");
+  EXPECT_EQ(
+      error_of([&] { load_tokenizer_file(dir_ / "vocab.txt"); }),
+      (dir_ / "tokenizer_config.json").string() + ": key 'do_lower_case' appears more than once");
+}
+
 TEST(InQuotes, KeepsMessagesOnOneLine) {
   EXPECT_EQ(in_quotes("a\nb\tc\x01"), "'a\\nb\\tc\\x01'");
   const std::string long_text = std::string(59, 'x') + "é and more";  // é: bytes 59-60
