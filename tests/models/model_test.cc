@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -377,6 +378,18 @@ TEST_F(LoadModelTest, SymbolicLinkLoops) {
   std::filesystem::remove(dir() / "model.safetensors");
   std::filesystem::create_symlink("model.safetensors", dir() / "model.safetensors");
   EXPECT_EQ(error_of(dir()), weights_file() + ": Too many levels of symbolic links");
+}
+
+TEST_F(LoadModelTest, NonFiniteWeight) {
+  std::vector<TestTensor> tensors = bert_tensors(dims_, "", false);
+  TestTensor value = testing::remove_tensor(tensors, "encoder.layer.0.attention.self.value.weight");
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::memcpy(value.data.data() + 19 * sizeof(float), &nan, sizeof nan);  // [8, 8]: row 2, col 3
+  tensors.push_back(value);
+  write_model(dir(), bert_config(dims_), tensors);
+  EXPECT_EQ(error_of(dir()), weights_file() +
+                                 ": tensor 'encoder.layer.0.attention.self.value.weight': element "
+                                 "[2, 3] (index 19) is NaN; weights must be finite");
 }
 
 TEST_F(LoadModelTest, MissingFiles) {
