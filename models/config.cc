@@ -1,15 +1,20 @@
 #include "models/config.h"
 
-#include <fstream>
-#include <iterator>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <system_error>
 
 #include "models/json_fields.h"
 #include "models/model_family.h"
+#include "tokenizer/json_document.h"
+#include "tokenizer/regular_file.h"
 
 namespace tinyenc {
 namespace {
+
+// A real config.json is kilobytes (megabytes with a large id2label); the limit bounds what a
+// hostile one can make us read.
+constexpr uint64_t kMaxConfigBytes = 100u * 1000u * 1000u;
 
 std::string supported_list() {
   std::string list;
@@ -124,22 +129,18 @@ ModelConfig model_config_from_json(const nlohmann::json& json, const std::string
 }
 
 ModelConfig parse_model_config(std::string_view json_text, const std::string& file) {
-  nlohmann::json json;
-  try {
-    json = nlohmann::json::parse(json_text);
-  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
-    throw std::invalid_argument(file + ": not valid JSON: " + json_error_message(e));
-  }
-  return model_config_from_json(json, file);
+  return model_config_from_json(parse_json_document(json_text, file), file);
 }
 
 ModelConfig read_model_config(const std::filesystem::path& dir) {
   const std::filesystem::path path = dir / "config.json";
-  std::ifstream in(path, std::ios::binary);
-  if (!in || std::filesystem::is_directory(path)) {
+  std::string text;
+  try {
+    text = read_regular_file(path, kMaxConfigBytes);
+  } catch (const std::system_error& e) {
+    if (e.code() != std::errc::no_such_file_or_directory) throw;
     throw std::runtime_error(path.string() + ": cannot open (a model folder needs config.json)");
   }
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   return parse_model_config(text, path.string());
 }
 

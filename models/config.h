@@ -40,7 +40,8 @@ struct ModelConfig {
 // `file` names config.json in errors.
 ModelConfig model_config_from_json(const nlohmann::json& json, const std::string& file);
 ModelConfig parse_model_config(std::string_view json_text, const std::string& file);
-// Reads <dir>/config.json.
+// Reads <dir>/config.json; std::runtime_error("<path>: <what>") when it cannot be read (missing,
+// or not a regular file: tokenizer/regular_file.h).
 ModelConfig read_model_config(const std::filesystem::path& dir);
 
 // The model_type values tinyenc loads.

@@ -1,11 +1,13 @@
 #include "models/model.h"
 
 #include <stdexcept>
+#include <system_error>
 #include <utility>
 
 #include "engine/encoder_config.h"
 #include "models/model_family.h"
 #include "models/tensor_binder.h"
+#include "tokenizer/regular_file.h"
 
 namespace tinyenc {
 
@@ -23,18 +25,22 @@ LoadedModel bind_model(ModelConfig config, std::shared_ptr<SafetensorsFile> file
 }
 
 LoadedModel load_model(const std::filesystem::path& dir) {
-  if (!std::filesystem::exists(dir)) {
+  // file_type_of, not std::filesystem::exists: the throwing overloads would report a loop of
+  // symbolic links as a raw "filesystem error: status: ...".
+  const std::filesystem::file_type type = file_type_of(dir);
+  if (type == std::filesystem::file_type::not_found) {
     throw std::runtime_error(dir.string() + ": model folder not found");
   }
-  if (!std::filesystem::is_directory(dir)) {
+  if (type != std::filesystem::file_type::directory) {
     throw std::runtime_error(dir.string() +
                              ": not a folder (a model is a folder with config.json and "
                              "model.safetensors)");
   }
   ModelConfig config = read_model_config(dir);
   const std::filesystem::path weights_path = dir / "model.safetensors";
-  if (!std::filesystem::exists(weights_path) &&
-      std::filesystem::exists(dir / "pytorch_model.bin")) {
+  std::error_code error;
+  if (file_type_of(weights_path) == std::filesystem::file_type::not_found &&
+      std::filesystem::exists(dir / "pytorch_model.bin", error)) {
     throw std::runtime_error(weights_path.string() +
                              ": not found; the folder has pytorch_model.bin, which "
                              "tools/convert_checkpoint.py turns into model.safetensors");

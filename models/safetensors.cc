@@ -2,15 +2,17 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cmath>
 #include <cstring>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <stdexcept>
 #include <utility>
 
 #include "models/float16.h"
 #include "models/json_fields.h"
 #include "models/mapped_file.h"
+#include "tokenizer/json_document.h"
 
 namespace tinyenc {
 namespace {
@@ -53,6 +55,27 @@ std::optional<uint64_t> non_negative_integer(const nlohmann::json& value) {
     if (result <= static_cast<uint64_t>(INT64_MAX)) return result;
   }
   return std::nullopt;
+}
+
+// The index of the first NaN or infinity among `count` values, or `count` when all are finite.
+// Both have an all-ones exponent. Every weight passes through here once at load, so the common
+// case (all finite) is a branch-free OR over blocks that the compiler vectorises; only a block
+// that holds a culprit is searched element by element.
+uint64_t first_non_finite(const float* values, uint64_t count) {
+  constexpr uint32_t kExponent = 0x7f800000u;
+  constexpr uint64_t kBlock = 4096;
+  for (uint64_t start = 0; start < count; start += kBlock) {
+    const uint64_t end = std::min(count, start + kBlock);
+    uint32_t found = 0;
+    for (uint64_t i = start; i < end; ++i) {
+      found |= (std::bit_cast<uint32_t>(values[i]) & kExponent) == kExponent;
+    }
+    if (!found) continue;
+    for (uint64_t i = start; i < end; ++i) {
+      if ((std::bit_cast<uint32_t>(values[i]) & kExponent) == kExponent) return i;
+    }
+  }
+  return count;
 }
 
 std::string offsets_string(const TensorInfo& tensor) {
@@ -122,28 +145,18 @@ void SafetensorsFile::parse_header() {
          std::to_string(kMaxSafetensorsHeaderBytes) + " bytes");
   }
   const auto* header_begin = reinterpret_cast<const char*>(bytes_.data()) + 8;
-  const auto* header_end = header_begin + header_length;
   data_area_ = bytes_.subspan(8 + header_length);
 
-  // nlohmann keeps the last of duplicated keys; a tensor named twice is a malformed file (and
-  // could make two readers see different tensors), so spot duplicates while parsing.
-  std::set<std::string> top_level_keys;
-  std::optional<std::string> duplicate;
-  const auto callback = [&](int depth, nlohmann::json::parse_event_t event,
-                            nlohmann::json& parsed) {
-    if (event == nlohmann::json::parse_event_t::key && depth == 1 && !duplicate) {
-      const std::string& key = parsed.get_ref<const std::string&>();
-      if (!top_level_keys.insert(key).second) duplicate = key;
-    }
-    return true;
-  };
+  // A tensor named twice, or a field given twice, could make two readers see different tensors.
   nlohmann::json header;
   try {
-    header = nlohmann::json::parse(header_begin, header_end, callback);
+    header = parse_json_unique_keys(std::string_view(header_begin, header_length));
+  } catch (const RepeatedJsonKey& e) {
+    if (e.top_level()) fail("header names " + quote_text(e.key()) + " more than once");
+    fail(std::string("header: ") + e.what());
   } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
     fail("header is not valid JSON: " + json_error_message(e));
   }
-  if (duplicate) fail("header names " + quote_text(*duplicate) + " more than once");
   if (!header.is_object()) fail("header must be a JSON object");
 
   for (const auto& [key, entry] : header.items()) {
@@ -257,7 +270,9 @@ const float* SafetensorsFile::float32(const TensorInfo& tensor) {
   const std::span<const std::byte> bytes = data(tensor);
   if (tensor.dtype == DType::kF32 &&
       reinterpret_cast<uintptr_t>(bytes.data()) % alignof(float) == 0) {
-    return reinterpret_cast<const float*>(bytes.data());
+    const auto* values = reinterpret_cast<const float*>(bytes.data());
+    check_finite(tensor, values);
+    return values;
   }
   if (const auto it = converted_.find(tensor.name); it != converted_.end()) {
     return it->second.data();
@@ -278,7 +293,26 @@ const float* SafetensorsFile::float32(const TensorInfo& tensor) {
                                   ": unsupported dtype " + std::string(dtype_name(tensor.dtype)) +
                                   " (weights must be F32, F16 or BF16)");
   }
+  check_finite(tensor, values.data());
   return converted_.emplace(tensor.name, std::move(values)).first->second.data();
+}
+
+void SafetensorsFile::check_finite(const TensorInfo& tensor, const float* values) const {
+  const uint64_t index = first_non_finite(values, tensor.elements);
+  if (index == tensor.elements) return;
+  // The element's position in the tensor's shape, last dimension fastest (row-major).
+  std::vector<int64_t> position(tensor.shape.size());
+  uint64_t rest = index;
+  for (size_t d = position.size(); d-- > 0;) {
+    const auto size = static_cast<uint64_t>(tensor.shape[d]);
+    position[d] = static_cast<int64_t>(rest % size);
+    rest /= size;
+  }
+  const float value = values[index];
+  const std::string what = std::isnan(value) ? "NaN" : value > 0 ? "+Inf" : "-Inf";
+  throw std::invalid_argument(name_ + ": tensor " + quote_text(tensor.name) + ": element " +
+                              shape_string(position) + " (index " + std::to_string(index) +
+                              ") is " + what + "; weights must be finite");
 }
 
 }  // namespace tinyenc

@@ -85,11 +85,13 @@ class SafetensorsFile {
   // The tensor as float32 values, valid while this object lives. F32 is used in place when the
   // data happens to be 4-byte aligned (the data area starts at 8 + header length, which the
   // format does not align) and copied otherwise; F16 and BF16 are widened exactly into buffers
-  // owned here. Any other dtype is an error naming the tensor. Not thread-safe.
+  // owned here. Any other dtype is an error naming the tensor, and so is a NaN or an infinity
+  // (naming the element too): one would turn every output it reaches into NaN. Not thread-safe.
   const float* float32(const TensorInfo& tensor);
 
  private:
   void parse_header();
+  void check_finite(const TensorInfo& tensor, const float* values) const;
 
   std::unique_ptr<MappedFile> mapping_;  // null when reading caller-owned bytes
   std::span<const std::byte> bytes_;

@@ -2,22 +2,13 @@
 
 #include <stdexcept>
 
+#include "tokenizer/json_document.h"
 #include "tokenizer/tokenizer_file.h"
 
 namespace tinyenc {
 
 nlohmann::json JsonField::parse(std::string_view bytes, const std::string& source) {
-  try {
-    return nlohmann::json::parse(bytes.begin(), bytes.end());
-  } catch (const nlohmann::json::exception& error) {
-    // A syntax error (parse_error) or a number too large for a double (out_of_range 406).
-    // nlohmann's message starts with "[json.exception.parse_error.101] parse error at ...".
-    std::string what = error.what();
-    if (const size_t end_of_tag = what.find("] "); end_of_tag != std::string::npos) {
-      what.erase(0, end_of_tag + 2);
-    }
-    throw std::invalid_argument(source + ": not valid JSON: " + what);
-  }
+  return parse_json_document(bytes, source);
 }
 
 void JsonField::fail(const std::string& what) const {

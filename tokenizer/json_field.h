@@ -14,7 +14,8 @@ namespace tinyenc {
 
 class JsonField {
  public:
-  // Parses `bytes`; std::invalid_argument naming `source` when they are not JSON.
+  // Parses `bytes`; std::invalid_argument naming `source` when they are not JSON or an object
+  // repeats a key (json_document.h).
   static nlohmann::json parse(std::string_view bytes, const std::string& source);
 
   JsonField(const nlohmann::json& value, std::string source, std::string path = "")

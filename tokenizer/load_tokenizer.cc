@@ -1,8 +1,8 @@
 #include "tokenizer/load_tokenizer.h"
 
 #include <stdexcept>
-#include <system_error>
 
+#include "tokenizer/regular_file.h"
 #include "tokenizer/sentencepiece_tokenizer.h"
 #include "tokenizer/tokenizer_config.h"
 #include "tokenizer/tokenizer_file.h"
@@ -12,14 +12,25 @@
 namespace tinyenc {
 namespace {
 
-bool is_file(const std::filesystem::path& path) {
-  std::error_code error;
-  return std::filesystem::is_regular_file(path, error);
+// file_type_of, failing with the tokenizer's error type.
+std::filesystem::file_type type_of(const std::filesystem::path& path) {
+  try {
+    return file_type_of(path);
+  } catch (const std::runtime_error& error) {
+    throw std::invalid_argument(error.what());
+  }
+}
+
+// Whether `path` names anything, for choosing among the files a folder may hold. Anything that
+// is there counts, a FIFO or a folder too: reading it then says what is wrong with it, where
+// skipping it would quietly load another file or none.
+bool present(const std::filesystem::path& path) {
+  return type_of(path) != std::filesystem::file_type::not_found;
 }
 
 TokenizerConfig config_beside(const std::filesystem::path& file) {
   const std::filesystem::path config = file.parent_path() / "tokenizer_config.json";
-  if (!is_file(config)) return {};
+  if (!present(config)) return {};
   return parse_tokenizer_config(read_tokenizer_file(config), config.string());
 }
 
@@ -35,14 +46,15 @@ std::unique_ptr<Tokenizer> load_tokenizer_file(const std::filesystem::path& file
 }
 
 std::unique_ptr<Tokenizer> load_tokenizer_from_folder(const std::filesystem::path& dir) {
-  std::error_code error;
-  if (!std::filesystem::is_directory(dir, error)) {
-    throw std::invalid_argument(dir.string() + (std::filesystem::exists(dir, error)
-                                                    ? ": not a folder"
-                                                    : ": no such folder"));
+  const std::filesystem::file_type type = type_of(dir);
+  if (type == std::filesystem::file_type::not_found) {
+    throw std::invalid_argument(dir.string() + ": no such folder");
+  }
+  if (type != std::filesystem::file_type::directory) {
+    throw std::invalid_argument(dir.string() + ": not a folder");
   }
   for (const char* name : {"tokenizer.model", "tokenizer.json", "vocab.txt"}) {
-    if (is_file(dir / name)) return load_tokenizer_file(dir / name);
+    if (present(dir / name)) return load_tokenizer_file(dir / name);
   }
   throw std::invalid_argument(dir.string() +
                               ": no tokenizer.model, tokenizer.json or vocab.txt in this folder");

@@ -2,26 +2,25 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
-#include <iterator>
 #include <stdexcept>
 #include <system_error>
+
+#include "tokenizer/regular_file.h"
 
 namespace tinyenc {
 
 std::string read_tokenizer_file(const std::filesystem::path& path) {
-  std::error_code error;
-  const auto status = std::filesystem::status(path, error);
-  if (!std::filesystem::exists(status)) {
-    throw std::invalid_argument(path.string() + ": no such file");
+  std::string bytes;
+  try {
+    bytes = read_regular_file(path, kMaxTokenizerFileBytes);
+  } catch (const std::system_error& error) {
+    if (error.code() == std::errc::no_such_file_or_directory) {
+      throw std::invalid_argument(path.string() + ": no such file");
+    }
+    throw std::invalid_argument(error.what());
+  } catch (const std::runtime_error& error) {
+    throw std::invalid_argument(error.what());
   }
-  if (std::filesystem::is_directory(status)) {
-    throw std::invalid_argument(path.string() + ": is a folder, not a file");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument(path.string() + ": cannot open for reading");
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw std::invalid_argument(path.string() + ": read error");
   if (bytes.empty()) throw std::invalid_argument(path.string() + ": empty file");
   return bytes;
 }

@@ -2,12 +2,18 @@
 // is bad input, not a bug: std::invalid_argument with one line that names the file.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
 
 namespace tinyenc {
 
+// The largest tokenizer file read: real ones (a multilingual tokenizer.json, a sentencepiece
+// model) are tens of megabytes.
+inline constexpr uint64_t kMaxTokenizerFileBytes = uint64_t{1} << 30;
+
+// The bytes of a tokenizer file, which must be a non-empty regular file (see regular_file.h).
 std::string read_tokenizer_file(const std::filesystem::path& path);
 
 // `text` in single quotes for an error message: control characters escaped (\n, \x01) so the

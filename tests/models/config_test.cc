@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 
 #include "tests/models/model_files.h"
@@ -484,6 +486,42 @@ TEST(ModelConfig, ReadsAFolder) {
   } catch (const std::runtime_error& e) {
     EXPECT_EQ(std::string(e.what()), file + ": cannot open (a model folder needs config.json)");
   }
+}
+
+// What a folder may hold in config.json's place: each refused with the path and the reason, never
+// read nor reported as a raw std::filesystem error. /dev/null stands for every device: a test with
+// /dev/zero would fill the memory should the check ever go. (FIFOs would hang the test instead:
+// tests/tools/cli_hostile_files_test.cc runs those under a timeout.)
+TEST(ModelConfig, ConfigThatIsNotARegularFile) {
+  testing::TempDir dir;
+  const std::filesystem::path path = dir.path() / "config.json";
+  const auto read_error = [&] {
+    try {
+      read_model_config(dir.path());
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no std::runtime_error");
+  };
+  std::filesystem::create_symlink("/dev/null", path);
+  EXPECT_EQ(read_error(), path.string() + ": not a regular file");
+  std::filesystem::remove(path);
+  std::filesystem::create_symlink("config.json", path);
+  EXPECT_EQ(read_error(), path.string() + ": cannot open: Too many levels of symbolic links");
+  std::filesystem::remove(path);
+  std::filesystem::create_directory(path);
+  EXPECT_EQ(read_error(), path.string() + ": is a folder, not a file");
+}
+
+TEST(ModelConfigErrors, RepeatedKeys) {
+  // nlohmann keeps the last value, other readers the first: which one was meant is unknowable.
+  EXPECT_EQ(text_error_of(R"({"model_type": "bert", "hidden_size": 32, "hidden_size": 64})"),
+            "m/config.json: key 'hidden_size' appears more than once");
+  EXPECT_EQ(text_error_of(R"({"model_type": "tinyenc",
+                              "position_encoding": {"kind": "rope", "kind": "alibi"}})"),
+            "m/config.json: position_encoding: key 'kind' appears more than once");
+  EXPECT_EQ(text_error_of(R"({"id2label": {"0": "a", "1": "b", "0": "c"}})"),
+            "m/config.json: id2label: key '0' appears more than once");
 }
 
 // The golden encoders the engine's parity tests run (tools/golden/encoder_goldens.py) are

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -366,6 +367,29 @@ TEST_F(LoadModelTest, MissingFolder) {
   EXPECT_EQ(error_of(temp_.path() / "file"),
             (temp_.path() / "file").string() +
                 ": not a folder (a model is a folder with config.json and model.safetensors)");
+}
+
+// std::filesystem's throwing calls would report these as "filesystem error: status: ...".
+TEST_F(LoadModelTest, SymbolicLinkLoops) {
+  const std::filesystem::path loop = temp_.path() / "loop";
+  std::filesystem::create_symlink("loop", loop);
+  EXPECT_EQ(error_of(loop), loop.string() + ": Too many levels of symbolic links");
+  write_model(dir(), bert_config(dims_), bert_tensors(dims_, "", false));
+  std::filesystem::remove(dir() / "model.safetensors");
+  std::filesystem::create_symlink("model.safetensors", dir() / "model.safetensors");
+  EXPECT_EQ(error_of(dir()), weights_file() + ": Too many levels of symbolic links");
+}
+
+TEST_F(LoadModelTest, NonFiniteWeight) {
+  std::vector<TestTensor> tensors = bert_tensors(dims_, "", false);
+  TestTensor value = testing::remove_tensor(tensors, "encoder.layer.0.attention.self.value.weight");
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::memcpy(value.data.data() + 19 * sizeof(float), &nan, sizeof nan);  // [8, 8]: row 2, col 3
+  tensors.push_back(value);
+  write_model(dir(), bert_config(dims_), tensors);
+  EXPECT_EQ(error_of(dir()), weights_file() +
+                                 ": tensor 'encoder.layer.0.attention.self.value.weight': element "
+                                 "[2, 3] (index 19) is NaN; weights must be finite");
 }
 
 TEST_F(LoadModelTest, MissingFiles) {

@@ -93,10 +93,11 @@ TEST_F(SafetensorsTest, ZeroSizedAndScalarTensors) {
 }
 
 TEST_F(SafetensorsTest, WidensF16AndBF16Exactly) {
-  // 1.0, -2.0, smallest subnormal, largest subnormal, +inf, -0.0
-  const std::vector<uint16_t> f16 = {0x3C00, 0xC000, 0x0001, 0x03FF, 0x7C00, 0x8000};
-  // 1.0, -2.0, smallest subnormal, 3.140625, -inf, 65536
-  const std::vector<uint16_t> bf16 = {0x3F80, 0xC000, 0x0001, 0x4049, 0xFF80, 0x4780};
+  // 1.0, -2.0, smallest subnormal, largest subnormal, largest finite (65504), -0.0
+  // (Infinities and NaN widen exactly too, float16_test.cc; as weights they are refused, below.)
+  const std::vector<uint16_t> f16 = {0x3C00, 0xC000, 0x0001, 0x03FF, 0x7BFF, 0x8000};
+  // 1.0, -2.0, smallest subnormal, 3.140625, lowest finite, 65536
+  const std::vector<uint16_t> bf16 = {0x3F80, 0xC000, 0x0001, 0x4049, 0xFF7F, 0x4780};
   write_file(path(), safetensors_bytes({u16_tensor("half", "F16", {2, 3}, f16),
                                         u16_tensor("brain", "BF16", {6}, bf16)}));
   SafetensorsFile file(path());
@@ -105,17 +106,59 @@ TEST_F(SafetensorsTest, WidensF16AndBF16Exactly) {
   EXPECT_EQ(half[1], -2.0f);
   EXPECT_EQ(half[2], std::ldexp(1.0f, -24));
   EXPECT_EQ(half[3], std::ldexp(1023.0f, -24));
-  EXPECT_EQ(half[4], std::numeric_limits<float>::infinity());
+  EXPECT_EQ(half[4], 65504.0f);
   EXPECT_TRUE(std::signbit(half[5]) && half[5] == 0.0f);
   const float* brain = file.float32(*file.find("brain"));
   EXPECT_EQ(brain[0], 1.0f);
   EXPECT_EQ(brain[1], -2.0f);
   EXPECT_EQ(brain[2], std::ldexp(1.0f, -133));
   EXPECT_EQ(brain[3], 3.140625f);
-  EXPECT_EQ(brain[4], -std::numeric_limits<float>::infinity());
+  EXPECT_EQ(brain[4], -0x1.fep127f);
   EXPECT_EQ(brain[5], 65536.0f);
   // Converted once: asking again gives the same buffer.
   EXPECT_EQ(file.float32(*file.find("half")), half);
+}
+
+// A NaN or an infinity among the weights would turn every output it reaches into NaN: refused
+// when the tensor is loaded, naming the element, whatever the dtype and wherever it lies.
+TEST_F(SafetensorsTest, NonFiniteWeightsAreRefused) {
+  const auto f32_with = [](float value, size_t index) {
+    TestTensor tensor = f32_tensor("w", {3, 2000}, 0.0f);  // past the scan's first block
+    std::memcpy(tensor.data.data() + index * sizeof value, &value, sizeof value);
+    return tensor;
+  };
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const auto error_of_tensor = [&](const TestTensor& tensor, int misalignment) {
+    write_file(path(), safetensors_bytes({tensor}, misalignment));
+    SafetensorsFile file(path());
+    try {
+      file.float32(file.tensors()[0]);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string where = prefix() + "tensor 'w': element ";
+  for (int misalignment : {0, 1}) {  // used in place, or copied first
+    SCOPED_TRACE(misalignment);
+    EXPECT_EQ(error_of_tensor(f32_with(nan, 0), misalignment),
+              where + "[0, 0] (index 0) is NaN; weights must be finite");
+    EXPECT_EQ(error_of_tensor(f32_with(-nan, 5999), misalignment),
+              where + "[2, 1999] (index 5999) is NaN; weights must be finite");
+    EXPECT_EQ(error_of_tensor(f32_with(inf, 4097), misalignment),
+              where + "[2, 97] (index 4097) is +Inf; weights must be finite");
+    EXPECT_EQ(error_of_tensor(f32_with(-inf, 2000), misalignment),
+              where + "[1, 0] (index 2000) is -Inf; weights must be finite");
+  }
+  EXPECT_EQ(error_of_tensor(u16_tensor("w", "F16", {2, 2}, {0x3C00, 0x0001, 0xFC00, 0x7C00}), 0),
+            where + "[1, 0] (index 2) is -Inf; weights must be finite");
+  EXPECT_EQ(error_of_tensor(u16_tensor("w", "F16", {3}, {0x7BFF, 0x7E00, 0x3C00}), 0),
+            where + "[1] (index 1) is NaN; weights must be finite");
+  EXPECT_EQ(error_of_tensor(u16_tensor("w", "BF16", {3}, {0x3F80, 0x7F7F, 0x7F80}), 0),
+            where + "[2] (index 2) is +Inf; weights must be finite");
+  EXPECT_EQ(error_of_tensor(u16_tensor("w", "BF16", {}, {0xFFC1}), 0),
+            where + "[] (index 0) is NaN; weights must be finite");
 }
 
 TEST_F(SafetensorsTest, MisalignedF32IsCopiedToAlignedStorage) {
@@ -163,7 +206,7 @@ TEST_F(SafetensorsTest, FolderInsteadOfFile) {
     SafetensorsFile file(dir_.path());
     FAIL() << "no error";
   } catch (const std::runtime_error& e) {
-    EXPECT_EQ(std::string(e.what()), dir_.path().string() + ": not a regular file");
+    EXPECT_EQ(std::string(e.what()), dir_.path().string() + ": is a folder, not a file");
   }
 }
 
@@ -233,6 +276,16 @@ TEST_F(SafetensorsTest, DuplicateTensorName) {
                                 "x": {"dtype": "U8", "shape": [1], "data_offsets": [1, 2]}})",
                             2),
             prefix() + "header names 'x' more than once");
+}
+
+// A field or metadata key given twice is as ambiguous as a tensor named twice.
+TEST_F(SafetensorsTest, RepeatedKeysInsideEntries) {
+  EXPECT_EQ(error_of_header(R"({"x": {"dtype": "U8", "shape": [1], "data_offsets": [0, 1],
+                                      "dtype": "F16"}})",
+                            1),
+            prefix() + "header: x: key 'dtype' appears more than once");
+  EXPECT_EQ(error_of_header(R"({"__metadata__": {"format": "pt", "format": "tf"}})", 0),
+            prefix() + "header: __metadata__: key 'format' appears more than once");
 }
 
 TEST_F(SafetensorsTest, OffsetsOutOfRange) {

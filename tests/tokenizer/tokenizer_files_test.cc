@@ -112,6 +112,55 @@ TEST_F(TokenizerFiles, BadConfigNamesTheField) {
                 ": do_lower_case: expected true or false, found string");
 }
 
+// A device or a folder in a tokenizer file's place is refused by name, never read nor skipped for
+// the next candidate. /dev/null stands for every device: /dev/zero would fill the memory should
+// the check ever go. (FIFOs would hang instead: tests/tools/cli_hostile_files_test.cc runs those
+// under a timeout.)
+TEST_F(TokenizerFiles, FilesThatAreNotRegularAreRefused) {
+  std::filesystem::create_symlink("/dev/null", dir_ / "vocab.txt");
+  EXPECT_EQ(error_of([&] { load_tokenizer_file(dir_ / "vocab.txt"); }),
+            (dir_ / "vocab.txt").string() + ": not a regular file");
+  EXPECT_EQ(error_of([&] { load_tokenizer_from_folder(dir_); }),
+            (dir_ / "vocab.txt").string() + ": not a regular file");
+  std::filesystem::create_directory(dir_ / "tokenizer.json");
+  EXPECT_EQ(error_of([&] { load_tokenizer_from_folder(dir_); }),
+            (dir_ / "tokenizer.json").string() + ": is a folder, not a file");
+}
+
+TEST_F(TokenizerFiles, ConfigThatIsNotRegularIsRefusedNotSkipped) {
+  write("vocab.txt", kVocab);
+  std::filesystem::create_symlink("/dev/null", dir_ / "tokenizer_config.json");
+  EXPECT_EQ(error_of([&] { load_tokenizer_from_folder(dir_); }),
+            (dir_ / "tokenizer_config.json").string() + ": not a regular file");
+}
+
+TEST_F(TokenizerFiles, SymbolicLinkLoopsSayWhat) {
+  std::filesystem::create_symlink("loop", dir_ / "loop");
+  EXPECT_EQ(error_of([&] { load_tokenizer_from_folder(dir_ / "loop"); }),
+            (dir_ / "loop").string() + ": Too many levels of symbolic links");
+  EXPECT_EQ(error_of([&] { load_tokenizer_file(dir_ / "loop"); }),
+            (dir_ / "loop").string() + ": cannot open: Too many levels of symbolic links");
+  // A loop where the folder's first tokenizer file should be: named, not passed over.
+  write("vocab.txt", kVocab);
+  std::filesystem::create_symlink("tokenizer.model", dir_ / "tokenizer.model");
+  EXPECT_EQ(error_of([&] { load_tokenizer_from_folder(dir_); }),
+            (dir_ / "tokenizer.model").string() + ": Too many levels of symbolic links");
+}
+
+TEST_F(TokenizerFiles, RepeatedJsonKeysAreRefused) {
+  const std::string tokenizer_json =
+      R"({"model": {"type": "WordPiece", "unk_token": "[UNK]",
+                    "vocab": {"[UNK]": 0, "hello": 1, "hello": 2}}})";
+  EXPECT_EQ(
+      error_of([&] { load_tokenizer_file(write("tokenizer.json", tokenizer_json)); }),
+      (dir_ / "tokenizer.json").string() + ": model.vocab: key 'hello' appears more than once");
+  write("vocab.txt", kVocab);
+  write("tokenizer_config.json", R"({"do_lower_case": false, "do_lower_case": true})");
+  EXPECT_EQ(
+      error_of([&] { load_tokenizer_file(dir_ / "vocab.txt"); }),
+      (dir_ / "tokenizer_config.json").string() + ": key 'do_lower_case' appears more than once");
+}
+
 TEST(InQuotes, KeepsMessagesOnOneLine) {
   EXPECT_EQ(in_quotes("a\nb\tc\x01"), "'a\\nb\\tc\\x01'");
   const std::string long_text = std::string(59, 'x') + "é and more";  // é: bytes 59-60
