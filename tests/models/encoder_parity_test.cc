@@ -24,7 +24,9 @@ class EncoderParityTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(EncoderParityTest, MatchesPyTorch) {
   const std::filesystem::path dir = testing::source_dir() / "tests/golden/encoders" / GetParam();
-  if (!std::filesystem::exists(dir / "golden.json")) GTEST_SKIP() << "no " << dir;
+  // Committed with the source: a missing golden is a broken checkout, not a skip.
+  ASSERT_TRUE(std::filesystem::exists(dir / "golden.json"))
+      << "missing committed " << dir / "golden.json";
   LoadedModel model = load_model(dir);
   ASSERT_TRUE(model.unused_tensors.empty());
   Encoder encoder(model.config.encoder, model.weights);
@@ -64,12 +66,15 @@ TEST_P(EncoderParityTest, MatchesPyTorch) {
                   "last_hidden[" + std::to_string(b) + "][" + std::to_string(t) + "]");
         }
       }
-      if (!output.pooled.empty()) {
-        for (int64_t i = 0; i < d; ++i) {
-          compare(output.pooled[b * d + i], sample.at("pooled")[b][i].get<double>(), "pooled");
-        }
+      // Every golden has pooled outputs and logits: the engine must produce both, in full.
+      ASSERT_EQ(output.pooled.size(), static_cast<size_t>(batch * d)) << "pooled";
+      for (int64_t i = 0; i < d; ++i) {
+        compare(output.pooled[b * d + i], sample.at("pooled")[b][i].get<double>(), "pooled");
       }
       const int64_t labels = model.config.encoder.num_labels;
+      ASSERT_GT(labels, 0) << "the golden config has no labels";
+      ASSERT_EQ(static_cast<int64_t>(sample.at("logits")[b].size()), labels) << "logits";
+      ASSERT_EQ(output.logits.size(), static_cast<size_t>(batch * labels)) << "logits";
       for (int64_t i = 0; i < labels; ++i) {
         compare(output.logits[b * labels + i], sample.at("logits")[b][i].get<double>(), "logits");
       }

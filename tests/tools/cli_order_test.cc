@@ -310,9 +310,9 @@ TEST_F(CliOrder, ChineseCharactersAreWords) {
 }
 
 TEST_F(CliOrder, ShippedModelsTellWhoHitWhom) {
-  // The README's first command on the shipped "who did it?" models, when they are in the tree:
-  // the order-blind model answers both sentences of a pair alike, every other one names the
-  // agent of each.
+  // The README's first command on the shipped "who did it?" models (committed under
+  // models/pretrained, so a missing one fails): the order-blind model answers both sentences of a
+  // pair alike, every other one names the agent of each.
   const std::filesystem::path pretrained = tinyenc::testing::source_dir() / "models/pretrained";
   const std::vector<std::string> kinds = {"none", "sinusoidal", "learned",
                                           "rope", "alibi",      "relative"};
@@ -320,9 +320,8 @@ TEST_F(CliOrder, ShippedModelsTellWhoHitWhom) {
   for (const std::string& kind : kinds) {
     std::string folder = "order-";
     folder += kind;
-    if (!std::filesystem::exists(pretrained / folder / "config.json")) {
-      GTEST_SKIP() << "no shipped " << folder << " under " << pretrained;
-    }
+    ASSERT_TRUE(std::filesystem::exists(pretrained / folder / "config.json"))
+        << "missing committed model " << pretrained / folder / "config.json";
     models += ' ';
     models += quote(pretrained / folder);
   }
@@ -356,9 +355,9 @@ TEST_F(CliOrder, SentenceMarksStayInPlace) {
   // The shipped models wrap every text in <s> ... </s>. Reordering moves the text's tokens only,
   // so reversing the words of 我打你 is not reversing the sequence: ALiBi's -m|i - j| sees it.
   const std::filesystem::path pretrained = tinyenc::testing::source_dir() / "models/pretrained";
-  if (!std::filesystem::exists(pretrained / "order-none/config.json") ||
-      !std::filesystem::exists(pretrained / "order-alibi/config.json")) {
-    GTEST_SKIP() << "no shipped order-* models under " << pretrained;
+  for (const char* folder : {"order-none", "order-alibi"}) {
+    ASSERT_TRUE(std::filesystem::exists(pretrained / folder / "config.json"))
+        << "missing committed model " << pretrained / folder / "config.json";
   }
   const std::string none = "-m " + quote(pretrained / "order-none");
   const std::string alibi = "-m " + quote(pretrained / "order-alibi");
