@@ -1,5 +1,6 @@
 // config.json of every family into ModelConfig, and one test per kind of bad config, each
-// asserting that the message names the file and the field.
+// asserting that the message names the file and the field. Numbers compare exactly: parsing
+// rounds a JSON number to float once, as the float literal it is compared with is rounded.
 #include "models/config.h"
 
 #include <gtest/gtest.h>

@@ -1,6 +1,7 @@
 // load_model on synthetic folders of every family: each engine slot gets the tensor of the right
 // name (tensor k of a test file starts at value k, so a pointer shows which tensor it reaches),
-// unused tensors are reported, and bad folders fail with the file and tensor named.
+// unused tensors are reported, and bad folders fail with the file and tensor named. Values are
+// compared exactly: loading copies (or widens F16/BF16, exactly) and never computes.
 #include "models/model.h"
 
 #include <gtest/gtest.h>
