@@ -74,7 +74,8 @@ TEST(AlibiSlopesTest, RejectsNoHeads) {
 
 // Row h, entry r holds -m_h * |r - (queries - 1)|: r = j - i + queries - 1.
 TEST(AlibiDistanceBiasTest, LayoutAndValues) {
-  // queries = 2, keys = 3: r = 0..3 stands for j - i = -1, 0, 1, 2.
+  // queries = 2, keys = 3: r = 0..3 stands for j - i = -1, 0, 1, 2. Powers of two times small
+  // integers: exact in float.
   const std::vector<float> bias = alibi_distance_bias({0.5f, 0.25f}, 2, 3);
   const std::vector<float> expected = {-0.5f, 0.0f, -0.5f, -1.0f, -0.25f, 0.0f, -0.25f, -0.5f};
   EXPECT_EQ(bias, expected);
@@ -87,6 +88,7 @@ TEST(AlibiDistanceBiasTest, LayoutAndValues) {
   for (size_t h = 0; h < slopes.size(); ++h) {
     for (int64_t r = 0; r < span; ++r) {
       const float distance = static_cast<float>(std::abs(r - (queries - 1)));
+      // One float product, as alibi_distance_bias computes it: the same bits.
       EXPECT_EQ(square[h * static_cast<size_t>(span) + static_cast<size_t>(r)],
                 -slopes[h] * distance);
     }
@@ -162,7 +164,8 @@ TEST(T5RelativeBucketTest, MatchesFormulaEverywhere) {
   }
 }
 
-// Row h, entry r = table[bucket(r - (queries - 1)), h] from a [num_buckets, heads] table.
+// Row h, entry r = table[bucket(r - (queries - 1)), h] from a [num_buckets, heads] table:
+// copies of table entries, so exact.
 TEST(RelativeDistanceBiasTest, LayoutAndValues) {
   const RelativeParams params{32, 128};
   const int64_t heads = 3;

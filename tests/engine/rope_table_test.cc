@@ -11,11 +11,14 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/float_tolerance.h"
+
 namespace tinyenc {
 namespace {
 
 // inv_freq[i] = theta^(-2i/d) in float32: the exponent 2i/d is rounded to float (relative error
-// 2^-24, times ln(theta) <= 14 in the result), then powf and the reciprocal add an ulp or two.
+// 2^-24, times ln(theta) <= 14 in the result), then powf and the reciprocal add an ulp or two:
+// below (14 + 2) * 2^-24 = 9.5e-7 relative, and 2e-6 leaves a factor of two for other libms.
 constexpr double kFrequencyTolerance = 2e-6;  // relative
 
 TEST(RopeInverseFrequenciesTest, MatchFormula) {
@@ -37,6 +40,7 @@ TEST(RopeInverseFrequenciesTest, MatchFormula) {
 
 TEST(RopeInverseFrequenciesTest, HandWorked) {
   // d = 4, theta = 10000: (10000^0, 10000^-0.5) = (1, 0.01).
+  // EXPECT_FLOAT_EQ: within 4 ulps, more than the powf and reciprocal roundings.
   const std::vector<float> four = rope_inverse_frequencies(4, 10000.0);
   ASSERT_EQ(four.size(), 2u);
   EXPECT_EQ(four[0], 1.0f);
@@ -62,11 +66,12 @@ TEST(RopeInverseFrequenciesTest, PartialRotaryDimension) {
   for (int64_t i = 0; i < 8; ++i) {
     const double expected = std::pow(10000.0, -2.0 * static_cast<double>(i) / 16.0);
     EXPECT_NEAR(partial[static_cast<size_t>(i)], expected, kFrequencyTolerance * expected);
-    // The same frequency sits at index 4i of the full head's list.
-    EXPECT_NEAR(partial[static_cast<size_t>(i)], full[static_cast<size_t>(4 * i)],
-                kFrequencyTolerance * expected);
+    // The same frequency sits at index 4i of the full head's list, computed from the same float
+    // exponent (2i / 16 and 8i / 64 are both i / 8, exact in float): identical bits.
+    EXPECT_EQ(partial[static_cast<size_t>(i)], full[static_cast<size_t>(4 * i)]);
   }
-  EXPECT_NEAR(partial[1], 0.31622776601683794, 1e-6);  // 10000^(-1/8) = 10^-0.5
+  // 10000^(-1/8) = 10^-0.5, within kFrequencyTolerance (6.3e-7 here).
+  EXPECT_NEAR(partial[1], 0.31622776601683794, 1e-6);
 }
 
 TEST(RopeInverseFrequenciesTest, RejectsBadArguments) {
@@ -98,11 +103,12 @@ TEST(RopeTableTest, ValuesMatchDouble) {
         const size_t index = static_cast<size_t>(position * half + i);
         const double inv = inverse[static_cast<size_t>(i)];
         // (a) The float32 angle, as Hugging Face computes it, then cos/sin in double: only
-        //     the library's float cos/sin rounding (about an ulp) separates them.
+        //     the library's float cos/sin rounding separates them, within an ulp below 1.
         const float float_angle = static_cast<float>(position) * inverse[static_cast<size_t>(i)];
-        const double tight = 1e-6;
+        const double tight = testing::float_ulp(1.0);
         // (b) The exact angle pos * theta^(-2i/d): the float angle is off by up to
-        //     pos * inv * (2^-24 + the frequency's relative error).
+        //     pos * inv * (2^-24 + the frequency's relative error, < kFrequencyTolerance), and
+        //     cos/sin move by at most that.
         const double exact_angle =
             static_cast<double>(position) *
             std::pow(10000.0, -2.0 * static_cast<double>(i) / static_cast<double>(rotary_dim));
@@ -130,7 +136,8 @@ TEST(RopeTableTest, HandWorkedRows) {
   EXPECT_EQ(table.cos()[1], 1.0f);
   EXPECT_EQ(table.sin()[0], 0.0f);
   EXPECT_EQ(table.sin()[1], 0.0f);
-  // Position 2: angles 2 and 0.02.
+  // Position 2: angles 2 (exact in float) and 0.02 (0.01's float rounding, a few 2^-24, moves
+  // it by ~1e-9): cosf/sinf round within an ulp (3e-8 at 0.42), inside 1e-7.
   EXPECT_NEAR(table.cos()[4], -0.4161468365471424, 1e-7);
   EXPECT_NEAR(table.sin()[4], 0.9092974268256817, 1e-7);
   EXPECT_NEAR(table.cos()[5], 0.9998000066665778, 1e-7);
@@ -155,6 +162,7 @@ TEST(RopeTableTest, GrowthKeepsEarlierRows) {
   table.reserve(1);
   EXPECT_EQ(table.positions(), first);
 
+  // Rows are computed by the same code whatever the table size: identical bits.
   table.reserve(3000);
   ASSERT_GE(table.positions(), 3000);
   EXPECT_TRUE(std::equal(cos_before.begin(), cos_before.end(), table.cos()));

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <vector>
 
+#include "tests/support/float_tolerance.h"
 #include "tests/support/test_data.h"
 
 namespace tinyenc {
@@ -31,6 +32,7 @@ TEST(Sinusoidal, SeedHandComputedTable) {
   const std::vector<float> values = table(4, 3);
   for (int pos = 0; pos < 3; ++pos) {
     for (int i = 0; i < 4; ++i) {
+      // Three decimals: within half a unit of the third (float rounding is 1e-7 more at most).
       EXPECT_NEAR(values[pos * 4 + i], expected[pos][i], 5e-4) << "pos " << pos << " dim " << i;
     }
   }
@@ -38,12 +40,16 @@ TEST(Sinusoidal, SeedHandComputedTable) {
 
 TEST(Sinusoidal, SeedTableMatchesFormulaInDouble) {
   // PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(...), evaluated in double.
+  // The float table rounds div_term (expf: about an ulp) and the angle pos * div_term <= 2
+  // (2^-24 of it), moving the angle by at most 3 * 2^-24 * 2 rad, and sinf/cosf add an ulp
+  // below 1: within 4 ulps at 1 (4.8e-7).
+  const double tolerance = 4 * testing::float_ulp(1.0);
   const std::vector<float> values = table(4, 3);
   for (int pos = 0; pos < 3; ++pos) {
     for (int i = 0; i < 2; ++i) {
       const double angle = pos / std::pow(10000.0, 2.0 * i / 4.0);
-      EXPECT_NEAR(values[pos * 4 + 2 * i], std::sin(angle), 1e-6);
-      EXPECT_NEAR(values[pos * 4 + 2 * i + 1], std::cos(angle), 1e-6);
+      EXPECT_NEAR(values[pos * 4 + 2 * i], std::sin(angle), tolerance);
+      EXPECT_NEAR(values[pos * 4 + 2 * i + 1], std::cos(angle), tolerance);
     }
   }
 }
@@ -54,17 +60,22 @@ TEST(Sinusoidal, ConcatLayoutHoldsTheSameValuesSinHalfThenCosHalf) {
   const std::vector<float> concat = table(d, 50, SinusoidalLayout::kConcat);
   for (int64_t pos = 0; pos < 50; ++pos) {
     for (int64_t i = 0; i < d / 2; ++i) {
+      // The same float computations stored in another order: identical bits.
       EXPECT_EQ(concat[pos * d + i], interleaved[pos * d + 2 * i]);
       EXPECT_EQ(concat[pos * d + d / 2 + i], interleaved[pos * d + 2 * i + 1]);
     }
   }
-  // fairseq's sinusoidal table for the same d: dims [0, 8) = sin, [8, 16) = cos.
+  // fairseq's sinusoidal table for the same d: dims [0, 8) = sin, [8, 16) = cos. Position 1 at
+  // frequency e^0 = 1 is the angle 1 exactly: only sinf/cosf round, within an ulp (6e-8 here).
   EXPECT_NEAR(concat[1 * d + 0], std::sin(1.0), 1e-7);
   EXPECT_NEAR(concat[1 * d + 8], std::cos(1.0), 1e-7);
 }
 
 TEST(Sinusoidal, BaseChangesFrequencies) {
   const std::vector<float> frequencies = sinusoidal_frequencies(8, 100.0);
+  // expf (within an ulp) of a float exponent x that is off by 2^-24 |x|: the frequency e^x is
+  // off by at most (|x| + 2) 2^-24 e^x, below 2^-24 = 6e-8 for these x (-1.15, -2.3, -3.45;
+  // e^0 is exact).
   for (int i = 0; i < 4; ++i) EXPECT_NEAR(frequencies[i], std::pow(100.0, -2.0 * i / 8.0), 1e-7);
 }
 
@@ -80,6 +91,7 @@ TEST(Sinusoidal, TableGrowsWithoutChangingEarlierRows) {
   const std::vector<float> first(cached.rows(10), cached.rows(10) + 10 * 32);
   const float* grown = cached.rows(1000);
   EXPECT_GE(cached.positions(), 1000);
+  // Rows are computed by the same code whatever the table size: identical bits.
   EXPECT_EQ(std::memcmp(first.data(), grown, first.size() * sizeof(float)), 0);
   const std::vector<float> direct = table(32, 1000);
   EXPECT_EQ(std::memcmp(direct.data(), grown, direct.size() * sizeof(float)), 0);
@@ -91,15 +103,19 @@ TEST(Sinusoidal, ShiftIsAFixedRotation) {
   const int64_t d = 64;
   const std::vector<float> values = table(d, 200);
   const std::vector<float> frequencies = sinusoidal_frequencies(d, 10000.0);
+  // The rotation is taken in double with the table's own frequencies, so only the float angles
+  // of the two rows (2^-24 of angles below 200 rad each) and sinf/cosf (an ulp) differ from it.
+  const double tolerance = 2 * testing::kFloatRoundoff * 200 + 2 * testing::float_ulp(1.0);
   for (int64_t k : {1, 5, 37}) {
     for (int64_t pos = 0; pos + k < 200; pos += 7) {
       for (int64_t i = 0; i < d / 2; ++i) {
         const double step = static_cast<double>(k) * frequencies[i];
         const double s = values[pos * d + 2 * i];
         const double c = values[pos * d + 2 * i + 1];
-        EXPECT_NEAR(values[(pos + k) * d + 2 * i], s * std::cos(step) + c * std::sin(step), 1e-4);
+        EXPECT_NEAR(values[(pos + k) * d + 2 * i], s * std::cos(step) + c * std::sin(step),
+                    tolerance);
         EXPECT_NEAR(values[(pos + k) * d + 2 * i + 1], c * std::cos(step) - s * std::sin(step),
-                    1e-4);
+                    tolerance);
       }
     }
   }
@@ -147,7 +163,9 @@ TEST(Sinusoidal, MatchesSeedPyTorchModule) {
         max_difference = std::max(max_difference, difference);
       }
     }
-    EXPECT_LE(max_difference, 2e-6) << "d_model " << d;
+    // The same float div_term (checked above) and float angles: only sinf/cosf round, each
+    // within an ulp of exact (glibc), so the tables agree within two ulps below 1.
+    EXPECT_LE(max_difference, 2 * testing::float_ulp(1.0)) << "d_model " << d;
   }
 }
 
@@ -168,6 +186,8 @@ TEST(Sinusoidal, DoublePrecisionTableDiffersFromModuleAtHighPositions) {
           std::max(max_difference, std::abs(std::sin(angle) - expected[row * 512 + 2 * i]));
     }
   }
+  // Angles near 5000 rad are rounded to float by up to half an ulp there, 2.4e-4: the sines
+  // move by up to that much (the float computations themselves are within 2.4e-7).
   EXPECT_GT(max_difference, 1e-4);
   EXPECT_LT(max_difference, 1e-3);
 }
@@ -204,6 +224,8 @@ TEST(Sinusoidal, DocumentsPyTorchVectorizedExpDifference) {
           max_difference, double(std::abs(ours[positions[row] * 512 + i] - rows[row * 512 + i])));
     }
   }
+  // One ulp of div_term (relative 2^-23 at most) times positions up to 5000: the angles move by
+  // up to 6e-4 rad for the largest frequencies, far more than float rounding of the tables.
   EXPECT_GT(max_difference, 5e-5);
   EXPECT_LT(max_difference, 1e-3);
 }

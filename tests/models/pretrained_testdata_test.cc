@@ -71,7 +71,7 @@ TEST(TinyBert, LoadsEveryTensorOntoTheEncoder) {
   EXPECT_EQ(e.position_encoding.kind, PositionEncodingKind::kLearned);
   EXPECT_EQ(e.position_encoding.max_positions, 128);
   EXPECT_EQ(e.activation, Activation::kGeluErf);
-  EXPECT_EQ(e.layer_norm_eps, 1e-12f);
+  EXPECT_EQ(e.layer_norm_eps, 1e-12f);  // parsed and rounded to float once, like the literal
   EXPECT_EQ(e.pooling, Pooling::kCls);
   EXPECT_FALSE(e.has_pooler);  // this checkpoint carries no pooler
   EXPECT_EQ(e.num_labels, 0);
