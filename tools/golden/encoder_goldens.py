@@ -13,6 +13,7 @@ Usage: /usr/bin/python3 tools/golden/encoder_goldens.py [--out DIR] [--check]
 """
 import argparse
 import json
+import math
 import pathlib
 import shutil
 import sys
@@ -96,6 +97,12 @@ def generate(out):
         print(f"{name}: written to {out / name}")
 
 
+def max_magnitude(a):
+    if isinstance(a, list):
+        return max((max_magnitude(x) for x in a), default=0.0)
+    return abs(float(a))
+
+
 def max_difference(a, b):
     if isinstance(a, list):
         return max((max_difference(x, y) for x, y in zip(a, b)), default=0.0)
@@ -113,17 +120,26 @@ def main():
         return
     with tempfile.TemporaryDirectory() as tmp:
         generate(pathlib.Path(tmp))
-        worst = 0.0
+        worst = 0.0  # as a share of the bound
         for name in MODELS:
             fresh = json.loads((pathlib.Path(tmp) / name / "golden.json").read_text())
             committed = json.loads((pathlib.Path(args.out) / name / "golden.json").read_text())
+            config = json.loads((pathlib.Path(args.out) / name / "config.json").read_text())
+            layers = config["num_hidden_layers"]
             for a, b in zip(fresh["cases"], committed["cases"]):
                 assert a["ids"] == b["ids"], f"{name}: inputs differ"
                 for key in ("last_hidden", "pooled", "logits"):
-                    worst = max(worst, max_difference(a[key], b[key]))
-        print(f"regenerated goldens differ from the committed ones by at most {worst:.3g}")
-        if worst > 1e-5:
-            sys.exit(f"goldens drifted by {worst} (> 1e-5)")
+                    # The BLAS under PyTorch picks kernels by CPU (AVX2, AVX-512), which sum in
+                    # another order: about one float32 ulp per reordered sum, 8 sums a layer plus
+                    # the embedding LayerNorm and the head, at the largest value compared, and 4x
+                    # for the pooler and classifier, whose terms are larger than their results.
+                    largest = max(max_magnitude(b[key]), 2.0**-10)
+                    bound = 4 * (8 * layers + 2) * 2.0**-23 * 2.0 ** math.ceil(math.log2(largest))
+                    worst = max(worst, max_difference(a[key], b[key]) / bound)
+        print(f"regenerated goldens differ from the committed ones by at most {worst:.3g} of the"
+              " float32 rounding bound")
+        if worst > 1:
+            sys.exit(f"goldens drifted by {worst:.3g} x the float32 rounding bound")
 
 
 if __name__ == "__main__":
