@@ -377,8 +377,8 @@ EncoderOutput Encoder::forward(const EncoderInput& input, const ForwardOptions& 
   keep_hidden(x);
   output.last_hidden.assign(x, x + tokens * d);
   pool_and_classify(input, output);
-  clock.lap(&StageTimes::head);
   check_finite(output);
+  clock.lap(&StageTimes::head);
   return output;
 }
 

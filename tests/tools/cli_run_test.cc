@@ -205,10 +205,13 @@ TEST(CliBench, JsonSchemaAndStagesSumToTheTotal) {
     EXPECT_LE(row["p90_ms"].get<double>(), row["p99_ms"].get<double>());
     double sum = 0.0;
     for (const auto& [stage, ms] : row["stages_ms"].items()) sum += ms.get<double>();
-    // The stages are laps of one clock over the forward pass: they cover it all. (A timing
-    // check, not a rounding bound: 5% leaves the clock reads and the work between laps.)
-    EXPECT_NEAR(sum, row["mean_ms"].get<double>(), 0.05 * row["mean_ms"].get<double>())
-        << row.dump();
+    // The stages are laps of one clock inside the forward pass: together they cannot exceed
+    // the pass timed from outside, and they cover most of it. Only most: what lies outside the
+    // laps (the call, freeing the outputs) is small, but a busy machine may preempt the process
+    // there, and 20 runs do not average that away.
+    const double mean = row["mean_ms"].get<double>();
+    EXPECT_LE(sum, 1.01 * mean + 1e-3) << row.dump();
+    EXPECT_GE(sum, 0.7 * mean) << row.dump();
   }
   const ProgramResult bad = run("bench --config huge");
   EXPECT_EQ(bad.exit_code, 2);
