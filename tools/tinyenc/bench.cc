@@ -371,7 +371,9 @@ RunCommand add_bench_command(CLI::App& root) {
       ->capture_default_str();
   command->add_option("-f,--format", options->format, "md | csv | json | jsonl")
       ->capture_default_str();
-  command->add_option("-o,--output", options->output, "Write to FILE atomically");
+  command->add_option(
+      "-o,--output", options->output,
+      "Write to FILE instead of stdout (a regular file is replaced only once all is done)");
   command
       ->add_option("--plot", options->plot,
                    "Also draw latency against --seq as SVG: a line per PE kind (p50, min..p99 "

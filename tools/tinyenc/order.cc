@@ -1296,7 +1296,10 @@ RunCommand add_order_command(CLI::App& root) {
   auto* json =
       command->add_flag("--json", options->json, "One JSON document, a result per reordering");
   command->add_flag("--csv", options->csv, "CSV, a row per reordering")->excludes(json);
-  command->add_option("-o,--output", options->output, "Write to FILE atomically instead of stdout")
+  command
+      ->add_option(
+          "-o,--output", options->output,
+          "Write to FILE instead of stdout (a regular file is replaced only once all is done)")
       ->type_name("FILE");
   command
       ->add_option("--plot", options->plot_dir,

@@ -317,7 +317,9 @@ RunCommand add_run_command(CLI::App& root) {
                     "Include the last hidden state (JSON)");
   auto* json = command->add_flag("--json", options->json, "One JSON document");
   command->add_flag("--jsonl", options->jsonl, "One JSON line per text, streamed")->excludes(json);
-  command->add_option("-o,--output", options->output, "Write to FILE atomically instead of stdout");
+  command->add_option(
+      "-o,--output", options->output,
+      "Write to FILE instead of stdout (a regular file is replaced only once all is done)");
   command->add_option("--batch-size", options->batch_size, "Texts per forward pass")
       ->capture_default_str();
   command->add_option("--threads", options->threads, "Threads (0: every CPU this process may use)")
