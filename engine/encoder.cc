@@ -86,7 +86,10 @@ struct Encoder::Layer {
 };
 
 Encoder::Encoder(EncoderConfig config, EncoderWeights weights)
-    : config_(std::move(config)), weights_(std::move(weights)), attention_core_(runtime_) {
+    : config_(std::move(config)),
+      weights_(std::move(weights)),
+      attention_core_(runtime_),
+      softmax_(runtime_) {
   validate(config_);
   const EncoderConfig& c = config_;
   const int64_t d = c.d_model;
@@ -304,7 +307,7 @@ void Encoder::attention(Layer& layer, const float* x, float* context, const Forw
   if (!distance_bias_.empty()) {
     add_distance_bias({scores, batch, heads, seq, seq, distance_bias_.data()});
   }
-  attention_core_.softmax(scores, batch * heads * seq, seq);
+  softmax_(scores, batch * heads * seq, seq);
   if (options.attention_probabilities) {
     output.attention.emplace_back(scores, scores + batch * heads * seq * seq);
   }

@@ -11,7 +11,11 @@
 #include "engine/buffer.h"
 #include "engine/encoder_config.h"
 #include "engine/encoder_weights.h"
-#include "engine/ops.h"
+#include "engine/layers/layer_norm.h"
+#include "engine/layers/linear.h"
+#include "engine/ops/attention.h"
+#include "engine/ops/runtime.h"
+#include "engine/ops/softmax.h"
 #include "engine/pe/rope.h"
 #include "engine/pe/sinusoidal.h"
 
@@ -84,7 +88,8 @@ class Encoder {
   EncoderConfig config_;
   EncoderWeights weights_;
   Runtime runtime_;
-  AttentionCore attention_core_;
+  ops::AttentionCore attention_core_;
+  ops::Softmax softmax_;
   std::vector<std::unique_ptr<Layer>> layers_;
   std::unique_ptr<LayerNorm> final_norm_;
   std::unique_ptr<Linear> pooler_;

@@ -10,7 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/ops.h"
+#include "engine/ops/attention.h"
+#include "engine/ops/softmax.h"
 #include "tests/support/float_tolerance.h"
 #include "tests/support/test_data.h"
 
@@ -103,11 +104,12 @@ TEST_P(OnnxAttention, MatchesExpectedOutput) {
   }
 
   Runtime runtime;
-  AttentionCore core(runtime);
+  ops::AttentionCore core(runtime);
+  ops::Softmax softmax(runtime);
   std::vector<float> scores(static_cast<size_t>(batch * kv_heads * group * queries * keys));
   core.scores(qv, kv, scale, grouped_mask.empty() ? nullptr : grouped_mask.data(),
               {1, 1, group * queries, keys}, scores.data());
-  core.softmax(scores.data(), batch * kv_heads * group * queries, keys);
+  softmax(scores.data(), batch * kv_heads * group * queries, keys);
 
   const std::vector<float> expected = values(c.json["outputs"][0]);
   std::vector<float> y(expected.size());

@@ -1,0 +1,78 @@
+#include "engine/ops/attention.h"
+
+#include <utility>
+
+namespace tinyenc::ops {
+namespace {
+
+using dnnl::memory;
+using tag = memory::format_tag;
+constexpr memory::data_type f32 = memory::data_type::f32;
+
+memory::desc desc_of(const ViewShape& view) {
+  return memory::desc({view.dims[0], view.dims[1], view.dims[2], view.dims[3]}, f32,
+                      {view.strides[0], view.strides[1], view.strides[2], view.strides[3]});
+}
+
+}  // namespace
+
+void AttentionCore::scores(const View4& q, const View4& k, float scale, const float* bias,
+                           const std::array<int64_t, 4>& bias_dims, float* scores) {
+  // k^T as a view: swap the last two axes.
+  ViewShape k_transposed = shape_of(k);
+  std::swap(k_transposed.dims[2], k_transposed.dims[3]);
+  std::swap(k_transposed.strides[2], k_transposed.strides[3]);
+  const ScoresKey key{shape_of(q),
+                      k_transposed,
+                      scale,
+                      bias != nullptr,
+                      bias ? bias_dims : std::array<int64_t, 4>{},
+                      current_threads()};
+  BoundPrimitive& plan = scores_.get(key, [&] {
+    const memory::desc dst({q.dims[0], q.dims[1], q.dims[2], k.dims[2]}, f32, tag::abcd);
+    const memory::desc bias_desc({bias_dims[0], bias_dims[1], bias_dims[2], bias_dims[3]}, f32,
+                                 tag::abcd);
+    dnnl::primitive_attr attributes;
+    attributes.set_output_scales(0, {scale});
+    if (bias) {
+      dnnl::post_ops post_ops;
+      post_ops.append_binary(dnnl::algorithm::binary_add, bias_desc);
+      attributes.set_post_ops(post_ops);
+    }
+    const dnnl::engine& engine = runtime_->engine;
+    const memory::desc q_desc = desc_of(key.q), k_desc = desc_of(key.k_transposed);
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(q_desc, k_desc, dst), attributes,
+                                          engine);
+    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(q_desc, engine, nullptr)},
+                                         {DNNL_ARG_WEIGHTS, memory(k_desc, engine, nullptr)},
+                                         {DNNL_ARG_DST, memory(dst, engine, nullptr)}};
+    if (bias) {
+      args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1,
+                   memory(bias_desc, engine, nullptr));
+    }
+    return BoundPrimitive(dnnl::matmul(pd), std::move(args));
+  });
+  plan.bind(DNNL_ARG_SRC, q.data).bind(DNNL_ARG_WEIGHTS, k.data).bind(DNNL_ARG_DST, scores);
+  if (bias) plan.bind(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, bias);
+  plan.execute(runtime_->stream);
+}
+
+void AttentionCore::context(const float* probabilities, const View4& v, const View4& out) {
+  const ContextKey key{shape_of(v), shape_of(out), out.dims[2], current_threads()};
+  BoundPrimitive& plan = context_.get(key, [&] {
+    const memory::desc src({v.dims[0], v.dims[1], out.dims[2], v.dims[2]}, f32, tag::abcd);
+    const memory::desc v_desc = desc_of(key.v), out_desc = desc_of(key.out);
+    const dnnl::engine& engine = runtime_->engine;
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src, v_desc, out_desc), engine);
+    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(src, engine, nullptr)},
+                                         {DNNL_ARG_WEIGHTS, memory(v_desc, engine, nullptr)},
+                                         {DNNL_ARG_DST, memory(out_desc, engine, nullptr)}};
+    return BoundPrimitive(dnnl::matmul(pd), std::move(args));
+  });
+  plan.bind(DNNL_ARG_SRC, probabilities)
+      .bind(DNNL_ARG_WEIGHTS, v.data)
+      .bind(DNNL_ARG_DST, out.data)
+      .execute(runtime_->stream);
+}
+
+}  // namespace tinyenc::ops
