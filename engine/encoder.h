@@ -8,16 +8,15 @@
 #include <string>
 #include <vector>
 
-#include "engine/buffer.h"
 #include "engine/encoder_config.h"
 #include "engine/encoder_weights.h"
+#include "engine/layers/encoder_layer.h"
 #include "engine/layers/layer_norm.h"
 #include "engine/layers/linear.h"
-#include "engine/ops/attention.h"
+#include "engine/layers/stage_times.h"
+#include "engine/layers/workspace.h"
 #include "engine/ops/runtime.h"
-#include "engine/ops/softmax.h"
-#include "engine/pe/rope.h"
-#include "engine/pe/sinusoidal.h"
+#include "engine/pe/hooks.h"
 
 namespace tinyenc {
 
@@ -28,12 +27,6 @@ struct EncoderInput {
   const int32_t* ids = nullptr;          // [batch, seq]; positions >= length are padding
   const int32_t* lengths = nullptr;      // [batch], each in [1, seq]; null: all seq
   const int32_t* token_types = nullptr;  // [batch, seq] or null (all type 0)
-};
-
-// Seconds spent per stage, accumulated over forward calls (for `tinyenc bench`).
-struct StageTimes {
-  double embed = 0, qkv = 0, attention = 0, output_projection = 0, ffn = 0, norms = 0, head = 0;
-  double total() const { return embed + qkv + attention + output_projection + ffn + norms + head; }
 };
 
 struct ForwardOptions {
@@ -77,34 +70,32 @@ class Encoder {
   int64_t parameter_count() const;
 
  private:
-  struct Layer;
+  // Everything the layers need to know about a new input, one job per function; together with
+  // embed() it counts as the embedding stage.
   void prepare(const EncoderInput& input);
-  void embed(const EncoderInput& input);
-  void attention(Layer& layer, const float* x, float* context, const ForwardOptions& options,
-                 EncoderOutput& output);
-  void pool_and_classify(const EncoderInput& input, EncoderOutput& output);
+  void check_input(const EncoderInput& input);
+  void compute_positions();
+  void compute_key_bias();
+  void embed(const EncoderInput& input, float* x);
+  void pool_and_classify(EncoderOutput& output);
   void check_finite(const EncoderOutput& output) const;
 
   EncoderConfig config_;
   EncoderWeights weights_;
   Runtime runtime_;
-  ops::AttentionCore attention_core_;
-  ops::Softmax softmax_;
-  std::vector<std::unique_ptr<Layer>> layers_;
-  std::unique_ptr<LayerNorm> final_norm_;
-  std::unique_ptr<Linear> pooler_;
-  std::unique_ptr<Linear> classifier_;
-  std::optional<SinusoidalTable> sinusoidal_;
-  std::optional<RopeTable> rope_;
-  std::vector<float> alibi_slopes_;
+  StageClock clock_;
+  std::unique_ptr<PositionEncoding> position_encoding_;
+  Workspace workspace_;
+  std::vector<std::unique_ptr<EncoderLayer>> layers_;
+  std::optional<Timed<LayerNorm>> final_norm_;
+  std::optional<Linear> pooler_;
+  std::optional<Linear> classifier_;
 
-  // Per-shape state, rebuilt when (B, T) changes; buffers only grow.
+  // The batch in flight.
   int64_t batch_ = 0, seq_ = 0;
-  std::vector<int32_t> lengths_;
+  std::vector<int32_t> lengths_;       // [B]
   std::vector<int32_t> position_ids_;  // [B * T]
   std::vector<float> key_bias_;        // [B, T]: 0 for tokens, -inf for padding; empty if none
-  std::vector<float> distance_bias_;   // [H, 2T - 1] for ALiBi / relative
-  AlignedBuffer hidden_, residual_, normed_, qkv_, scores_, context_, ffn_;
 };
 
 // Sets the threads used by oneDNN and tinyenc's kernels (one OpenMP pool); 0 = physical cores.

@@ -1,0 +1,35 @@
+// softmax(q k^T / sqrt(head_dim) + bias) v for every head (Vaswani et al. 2017, eq. 1), reading
+// q, k and v in place from fused QKV rows [B, T, 3, H, head_dim] and writing the context as
+// [B, T, H, head_dim] = [B, T, D]. The position encoding's hooks act here: RoPE rotates q and k,
+// ALiBi and T5 add their bias to the scores.
+#pragma once
+
+#include <cstdint>
+
+#include "engine/buffer.h"
+#include "engine/layers/batch.h"
+#include "engine/ops/attention.h"
+#include "engine/ops/runtime.h"
+#include "engine/ops/softmax.h"
+#include "engine/pe/hooks.h"
+
+namespace tinyenc {
+
+class ScaledDotProductAttention {
+ public:
+  ScaledDotProductAttention(Runtime& runtime, int64_t heads, int64_t head_dim,
+                            const PositionEncoding& position_encoding, AlignedBuffer& scores);
+
+  // qkv is modified: RoPE rotates q and k in place.
+  void operator()(float* qkv, const Batch& batch, float* context);
+
+ private:
+  int64_t heads_;
+  int64_t head_dim_;
+  const PositionEncoding* position_encoding_;
+  AlignedBuffer* scores_;
+  ops::AttentionCore core_;
+  ops::Softmax softmax_;
+};
+
+}  // namespace tinyenc

@@ -1,0 +1,52 @@
+#include "engine/layers/self_attention.h"
+
+#include <algorithm>
+
+namespace tinyenc {
+namespace {
+
+// One fused QKV matmul: the three [D, D] matrices (and biases) stacked once, at load.
+std::vector<float> stacked_weights(const LayerWeights& w, int64_t d) {
+  std::vector<float> weight(static_cast<size_t>(3 * d * d));
+  int64_t part = 0;
+  for (const LinearWeights* linear : {&w.query, &w.key, &w.value}) {
+    std::copy(linear->weight, linear->weight + d * d, weight.begin() + part++ * d * d);
+  }
+  return weight;
+}
+
+std::vector<float> stacked_biases(const LayerWeights& w, int64_t d) {
+  std::vector<float> bias(static_cast<size_t>(3 * d), 0.0f);
+  int64_t part = 0;
+  for (const LinearWeights* linear : {&w.query, &w.key, &w.value}) {
+    if (linear->bias) std::copy(linear->bias, linear->bias + d, bias.begin() + part * d);
+    ++part;
+  }
+  return bias;
+}
+
+}  // namespace
+
+SelfAttention::SelfAttention(Runtime& runtime, const StageClock& clock, const EncoderConfig& c,
+                             const LayerWeights& w, const PositionEncoding& position_encoding,
+                             Workspace& workspace)
+    : qkv_weight_(stacked_weights(w, c.d_model)),
+      qkv_bias_(stacked_biases(w, c.d_model)),
+      qkv_(clock, &StageTimes::qkv, runtime, qkv_weight_.data(), qkv_bias_.data(), 3 * c.d_model,
+           c.d_model),
+      attend_(clock, &StageTimes::attention, runtime, c.heads, c.head_dim(), position_encoding,
+              workspace.scores),
+      output_(clock, &StageTimes::output_projection, runtime, w.attention_output.weight,
+              w.attention_output.bias, c.d_model, c.d_model),
+      workspace_(&workspace) {}
+
+void SelfAttention::operator()(const float* x, const Batch& batch, float* y,
+                               const float* residual) {
+  float* qkv = workspace_->qkv.data();
+  float* context = workspace_->context.data();
+  qkv_(x, batch.tokens(), qkv);
+  attend_(qkv, batch, context);
+  output_(context, batch.tokens(), y, Epilogue::kNone, residual);
+}
+
+}  // namespace tinyenc

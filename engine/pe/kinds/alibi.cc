@@ -1,0 +1,43 @@
+// alibi (Press et al.): a per-head linear penalty -m_h * |j - i| on the attention scores.
+#include <vector>
+
+#include "engine/pe/attention_bias.h"
+#include "engine/pe/kernels.h"
+#include "engine/pe/registry.h"
+
+namespace tinyenc {
+namespace {
+
+class Alibi : public PositionEncoding {
+ public:
+  explicit Alibi(const EncoderConfig& config)
+      : heads_(config.heads), slopes_(alibi_slopes(config.heads)) {}
+
+  void prepare(int64_t seq) override {
+    if (seq == seq_) return;
+    distance_bias_ = alibi_distance_bias(slopes_, seq, seq);
+    seq_ = seq;
+  }
+  void add_score_bias(float* scores, int64_t batch, int64_t seq) const override {
+    add_distance_bias({scores, batch, heads_, seq, seq, distance_bias_.data()});
+  }
+
+ private:
+  int64_t heads_;
+  std::vector<float> slopes_;
+  int64_t seq_ = 0;
+  std::vector<float> distance_bias_;  // [heads, 2 seq - 1]
+};
+
+}  // namespace
+
+const PositionEncodingType& alibi_position_encoding() {
+  static const PositionEncodingType type{
+      PositionEncodingKind::kAlibi, "alibi", [](const EncoderConfig&, const FieldNames&) {},
+      [](const EncoderConfig& config, const EncoderWeights&) -> std::unique_ptr<PositionEncoding> {
+        return std::make_unique<Alibi>(config);
+      }};
+  return type;
+}
+
+}  // namespace tinyenc

@@ -1,0 +1,58 @@
+// relative (Raffel et al., T5): a learned bias per (bucket of j - i, head) on the attention
+// scores, one table shared by all layers.
+#include <stdexcept>
+#include <vector>
+
+#include "engine/pe/attention_bias.h"
+#include "engine/pe/kernels.h"
+#include "engine/pe/registry.h"
+
+namespace tinyenc {
+namespace {
+
+class Relative : public PositionEncoding {
+ public:
+  Relative(const EncoderConfig& config, const float* table)
+      : heads_(config.heads), params_(config.position_encoding.relative), table_(table) {
+    if (!table) throw std::invalid_argument("missing weights: relative attention bias");
+  }
+
+  void prepare(int64_t seq) override {
+    if (seq == seq_) return;
+    distance_bias_ = relative_distance_bias(table_, heads_, params_, seq, seq);
+    seq_ = seq;
+  }
+  void add_score_bias(float* scores, int64_t batch, int64_t seq) const override {
+    add_distance_bias({scores, batch, heads_, seq, seq, distance_bias_.data()});
+  }
+  int64_t parameter_count() const override { return params_.num_buckets * heads_; }
+
+ private:
+  int64_t heads_;
+  RelativeParams params_;
+  const float* table_;  // [num_buckets, heads]
+  int64_t seq_ = 0;
+  std::vector<float> distance_bias_;  // [heads, 2 seq - 1]
+};
+
+void validate_relative(const EncoderConfig& config, const FieldNames& names) {
+  const RelativeParams& relative = config.position_encoding.relative;
+  if (relative.num_buckets < 4) throw InvalidField(names.parameter("num_buckets"), "must be >= 4");
+  if (relative.max_distance <= relative.num_buckets / 4) {
+    throw InvalidField(names.parameter("max_distance"), "must be > num_buckets / 4");
+  }
+}
+
+}  // namespace
+
+const PositionEncodingType& relative_position_encoding() {
+  static const PositionEncodingType type{
+      PositionEncodingKind::kRelative, "relative", validate_relative,
+      [](const EncoderConfig& config,
+         const EncoderWeights& weights) -> std::unique_ptr<PositionEncoding> {
+        return std::make_unique<Relative>(config, weights.relative_bias);
+      }};
+  return type;
+}
+
+}  // namespace tinyenc
