@@ -3,6 +3,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/pe/registry.h"
+
 namespace tinyenc {
 
 std::string_view activation_name(Activation activation) {
@@ -45,28 +47,11 @@ void validate(const EncoderConfig& c) {
   if (c.layers < 0) fail("num_hidden_layers", "must be >= 0");
   if (c.ffn_dim <= 0) fail("intermediate_size", "must be > 0");
   if (c.type_vocab_size < 0) fail("type_vocab_size", "must be >= 0");
-  const PositionEncodingConfig& pe = c.position_encoding;
-  switch (pe.kind) {
-    case PositionEncodingKind::kSinusoidal:
-      if (c.d_model % 2 != 0) fail("position_encoding", "sinusoidal needs an even hidden_size");
-      break;
-    case PositionEncodingKind::kLearned:
-      if (pe.max_positions <= pe.padding_idx + 1) {
-        fail("max_position_embeddings", "leaves no rows after padding_idx");
-      }
-      break;
-    case PositionEncodingKind::kRope:
-      if (c.head_dim() % 2 != 0) {
-        fail("position_encoding",
-             "rope needs an even head_dim, got " + std::to_string(c.head_dim()));
-      }
-      if (c.rotary_dim() % 2 != 0 || c.rotary_dim() > c.head_dim()) {
-        fail("position_encoding.rotary_dim",
-             "must be even and <= head_dim (" + std::to_string(c.head_dim()) + ")");
-      }
-      break;
-    default:
-      break;
+  validate_position_encoding(c);
+  // Stricter than the kind itself (which rotates an even rotary_dim inside any head): the engine
+  // has only ever run RoPE on even heads, and refuses the rest until that is tested.
+  if (c.position_encoding.kind == PositionEncodingKind::kRope && c.head_dim() % 2 != 0) {
+    fail("position_encoding", "rope needs an even head_dim, got " + std::to_string(c.head_dim()));
   }
   if (c.pooling == Pooling::kPooler && !c.has_pooler)
     fail("pooling", "'pooler' needs pooler weights");

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "engine/pe/registry.h"
 #include "models/json_fields.h"
 #include "models/model_family.h"
 #include "tokenizer/json_document.h"
@@ -66,24 +67,10 @@ void check(JsonFields& fields, const ModelFamily& family, const ModelConfig& con
     fields.fail(d_model_key, std::to_string(encoder.d_model) + " is not divisible by " + heads_key +
                                  " " + std::to_string(encoder.heads));
   }
-  const int64_t head_dim = encoder.head_dim();
-  const PositionEncodingConfig& position_encoding = encoder.position_encoding;
-  if (position_encoding.kind == PositionEncodingKind::kRope) {
-    if (position_encoding.rope.rotary_dim > head_dim) {
-      fields.fail("position_encoding.rotary_dim",
-                  std::to_string(position_encoding.rope.rotary_dim) + " exceeds head_dim " +
-                      std::to_string(head_dim) + " (" + d_model_key + " / " + heads_key + ")");
-    }
-    if (encoder.rotary_dim() % 2 != 0) {
-      fields.fail(d_model_key, "head_dim " + std::to_string(encoder.d_model) + " / " +
-                                   std::to_string(encoder.heads) + " = " +
-                                   std::to_string(head_dim) +
-                                   " is odd, but RoPE rotates pairs of dimensions");
-    }
-  }
-  if (position_encoding.kind == PositionEncodingKind::kSinusoidal && encoder.d_model % 2 != 0) {
-    fields.fail(d_model_key, std::to_string(encoder.d_model) +
-                                 " is odd, but the sinusoidal table pairs sin and cos dimensions");
+  try {
+    validate_position_encoding(encoder, FieldNames{.d_model = d_model_key, .heads = heads_key});
+  } catch (const InvalidField& e) {
+    fields.fail(e.field, e.message);
   }
   const auto check_token = [&](const char* key, const std::optional<int64_t>& id) {
     if (id && *id >= encoder.vocab_size) {

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/pe/registry.h"
 #include "models/json_fields.h"
 
 namespace tinyenc {
@@ -14,8 +15,8 @@ PositionEncodingConfig parse_position_encoding_config(const nlohmann::json& obje
   if (kind.empty()) fields.fail("kind", "missing");
   const auto parsed = parse_position_encoding(kind);
   if (!parsed) {
-    fields.fail("kind", "unknown kind " + quote_text(kind) +
-                            " (expected none, sinusoidal, learned, rope, alibi or relative)");
+    fields.fail("kind", "unknown kind " + quote_text(kind) + " (expected " +
+                            position_encoding_names() + ")");
   }
   config.kind = *parsed;
   switch (config.kind) {
@@ -29,7 +30,6 @@ PositionEncodingConfig parse_position_encoding_config(const nlohmann::json& obje
         fields.fail("layout", "expected interleaved or concat, got " + quote_text(layout));
       config.sinusoidal.layout = *parsed_layout;
       config.sinusoidal.base = fields.number("base", 10000.0);
-      if (!(config.sinusoidal.base > 1.0)) fields.fail("base", "must be > 1");
       config.scale_embeddings = fields.boolean("scale_embeddings", false);
       break;
     }
@@ -37,10 +37,6 @@ PositionEncodingConfig parse_position_encoding_config(const nlohmann::json& obje
       config.max_positions = fields.integer("max_positions", 512, 1);
       // RoBERTa style (see PositionEncodingConfig): -1, the default, numbers positions from 0.
       config.padding_idx = fields.integer("padding_idx", -1, -1);
-      if (config.padding_idx + 1 >= config.max_positions) {
-        fields.fail("padding_idx", "leaves no rows of the " + std::to_string(config.max_positions) +
-                                       "-row table for positions");
-      }
       break;
     case PositionEncodingKind::kRope: {
       const std::string pairing = fields.text("pairing", "half");
@@ -49,18 +45,22 @@ PositionEncodingConfig parse_position_encoding_config(const nlohmann::json& obje
         fields.fail("pairing", "expected half or interleaved, got " + quote_text(pairing));
       config.rope.pairing = *parsed_pairing;
       config.rope.theta = fields.number("theta", 10000.0);
-      if (!(config.rope.theta > 1.0)) fields.fail("theta", "must be > 1");
       config.rope.rotary_dim = fields.integer("rotary_dim", 0, 0);
-      if (config.rope.rotary_dim % 2 != 0) fields.fail("rotary_dim", "must be even");
       break;
     }
     case PositionEncodingKind::kRelative:
       config.relative.num_buckets = fields.integer("num_buckets", 32, 4);
       config.relative.max_distance = fields.integer("max_distance", 128, 1);
-      if (config.relative.max_distance <= config.relative.num_buckets / 4) {
-        fields.fail("max_distance", "must be > num_buckets / 4");
-      }
       break;
+  }
+  // The kind's own parameters only: the model's shape is not known here (config.cc checks the
+  // rest with the same validation once it is).
+  EncoderConfig parameters_only;
+  parameters_only.position_encoding = config;
+  try {
+    validate_position_encoding(parameters_only, FieldNames{.position_encoding = ""});
+  } catch (const InvalidField& e) {
+    fields.fail(e.field, e.message);
   }
   fields.reject_unknown("unknown parameter for this kind");
   return config;

@@ -3,6 +3,8 @@
 #include <array>
 #include <utility>
 
+#include "engine/pe/registry.h"
+
 namespace tinyenc {
 namespace {
 
@@ -24,15 +26,6 @@ std::string_view name_of(const std::array<std::pair<Enum, std::string_view>, N>&
   return "unknown";
 }
 
-constexpr std::array<std::pair<PositionEncodingKind, std::string_view>, 6> kKindNames{{
-    {PositionEncodingKind::kNone, "none"},
-    {PositionEncodingKind::kSinusoidal, "sinusoidal"},
-    {PositionEncodingKind::kLearned, "learned"},
-    {PositionEncodingKind::kRope, "rope"},
-    {PositionEncodingKind::kAlibi, "alibi"},
-    {PositionEncodingKind::kRelative, "relative"},
-}};
-
 constexpr std::array<std::pair<SinusoidalLayout, std::string_view>, 2> kLayoutNames{{
     {SinusoidalLayout::kInterleaved, "interleaved"},
     {SinusoidalLayout::kConcat, "concat"},
@@ -46,10 +39,16 @@ constexpr std::array<std::pair<RopePairing, std::string_view>, 2> kPairingNames{
 }  // namespace
 
 std::string_view position_encoding_name(PositionEncodingKind kind) {
-  return name_of(kKindNames, kind);
+  for (const PositionEncodingType* type : position_encoding_types()) {
+    if (type->kind == kind) return type->name;
+  }
+  return "unknown";
 }
 std::optional<PositionEncodingKind> parse_position_encoding(std::string_view name) {
-  return find_by_name(kKindNames, name);
+  for (const PositionEncodingType* type : position_encoding_types()) {
+    if (type->name == name) return type->kind;
+  }
+  return std::nullopt;
 }
 std::string_view sinusoidal_layout_name(SinusoidalLayout layout) {
   return name_of(kLayoutNames, layout);

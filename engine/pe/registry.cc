@@ -29,6 +29,16 @@ const PositionEncodingType& position_encoding_type(PositionEncodingKind kind) {
                               std::to_string(static_cast<int>(kind)));
 }
 
+std::string position_encoding_names() {
+  const std::vector<const PositionEncodingType*>& types = position_encoding_types();
+  std::string names;
+  for (size_t i = 0; i < types.size(); ++i) {
+    if (i > 0) names += i + 1 < types.size() ? ", " : " or ";
+    names += types[i]->name;
+  }
+  return names;
+}
+
 void validate_position_encoding(const EncoderConfig& config, const FieldNames& names) {
   position_encoding_type(config.position_encoding.kind).validate(config, names);
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -27,6 +28,8 @@ struct PositionEncodingType {
 
 const std::vector<const PositionEncodingType*>& position_encoding_types();
 const PositionEncodingType& position_encoding_type(PositionEncodingKind kind);
+// "none, sinusoidal, ... or relative", for messages listing what a config may name.
+std::string position_encoding_names();
 
 // The one validation of config.position_encoding, for the engine and for models/.
 void validate_position_encoding(const EncoderConfig& config, const FieldNames& names = {});
