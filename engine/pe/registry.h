@@ -1,5 +1,6 @@
 // Every position-encoding kind, by name. A new kind is one file in engine/pe/kinds/ (its
-// validation and its hooks) plus one line in registry.cc (and its PositionEncodingKind value).
+// validation and its hooks) plus its entry in registry.cc (a declaration and a list item) and
+// its PositionEncodingKind value.
 #pragma once
 
 #include <memory>
