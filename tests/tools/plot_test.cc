@@ -93,7 +93,9 @@ TEST(SvgCheck, RejectsWhatIsNotWellFormed) {
   EXPECT_FALSE(check_svg("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10.5\" height=\"20\" "
                          "viewBox=\"0 0 10.5 20\"></svg>")
                    .ok());  // not whole pixels
-  EXPECT_TRUE(check_svg("<?xml version=\"1.0\"?>\n<!-- c -->" + head + "&#x4e00;&#20;</svg>").ok());
+  EXPECT_TRUE(check_svg("<?xml version=\"1.0\"?>\n<!-- c -->" + head + "&#x4e00;&#32;</svg>").ok());
+  // A character reference must name a character XML allows: U+0014 is not one.
+  EXPECT_FALSE(check_svg(head + "&#20;</svg>").ok());
 }
 
 TEST(TextMetrics, WideCharactersTakeTwoColumns) {
