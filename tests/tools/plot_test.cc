@@ -354,8 +354,7 @@ class CliPePlot : public ::testing::Test {
 
 TEST_F(CliPePlot, DrawsTheSeedTableInsteadOfPrintingIt) {
   const std::filesystem::path file = scratch() / "pe.svg";
-  const Result result =
-      run("pe --kind sinusoidal --d-model 4 --positions 3 --plot " + file.string());
+  const Result result = run("pe --kind sinusoidal --d-model 4 --rows 3 --plot " + file.string());
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(result.out, "");
   EXPECT_EQ(result.err, "");
@@ -369,7 +368,7 @@ TEST_F(CliPePlot, DrawsTheSeedTableInsteadOfPrintingIt) {
 
 TEST_F(CliPePlot, JsonStillPrintsAndLargeTablesDraw) {
   const std::filesystem::path file = scratch() / "pe64.svg";
-  const Result result = run("pe --d-model 64 --positions 100 --json --plot " + file.string());
+  const Result result = run("pe --d-model 64 --rows 100 --json --plot " + file.string());
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(result.out.substr(0, 9), "{\"kind\": ");
   const SvgCheck check = check_svg(read_text(file));
@@ -381,9 +380,9 @@ TEST_F(CliPePlot, JsonStillPrintsAndLargeTablesDraw) {
 TEST_F(CliPePlot, BadRequestsExitWithTwo) {
   const std::filesystem::path file = scratch() / "never.svg";
   for (const std::string& arguments :
-       {"pe --kind rope --d-model 4 --positions 3 --plot " + file.string(),
-        "pe --d-model 512 --positions 1000 --plot " + file.string(),
-        "pe --d-model 4 --positions 3 --plot " + (scratch() / "no/such/dir/x.svg").string()}) {
+       {"pe --kind rope --d-model 4 --rows 3 --plot " + file.string(),
+        "pe --d-model 512 --rows 1000 --plot " + file.string(),
+        "pe --d-model 4 --rows 3 --plot " + (scratch() / "no/such/dir/x.svg").string()}) {
     const Result result = run(arguments);
     EXPECT_EQ(result.exit_code, 2) << arguments;
     EXPECT_EQ(result.err.rfind("tinyenc: error: ", 0), 0u) << result.err;

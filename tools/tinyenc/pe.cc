@@ -1,6 +1,5 @@
 // `tinyenc pe`: print a position-encoding table (the seed article's hand-computed example is
-// `tinyenc pe --kind sinusoidal --d-model 4 --positions 3`).
-#include <charconv>
+// `tinyenc pe --kind sinusoidal --d-model 4 --rows 3`).
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -11,6 +10,7 @@
 #include "engine/pe/position_encoding.h"
 #include "engine/pe/sinusoidal.h"
 #include "tools/tinyenc/command.h"
+#include "tools/tinyenc/json_text.h"
 #include "tools/tinyenc/options.h"
 #include "tools/tinyenc/output.h"
 #include "tools/tinyenc/plot/position_encoding_figure.h"
@@ -30,13 +30,6 @@ struct PeOptions {
   std::string plot;  // SVG file for the seed article's figure 2
 };
 
-// Shortest text that reads back as the same float.
-std::string shortest(float value) {
-  char buffer[32];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-  return std::string(buffer, result.ptr);
-}
-
 // Beyond this the table is not something to print.
 constexpr int64_t kMaxPrintedValues = int64_t{1} << 26;
 
@@ -47,10 +40,10 @@ std::vector<float> table_for(const PeOptions& options) {
     throw UsageError("--d-model must be even and > 0, got " + std::to_string(options.d_model));
   }
   if (options.positions <= 0) {
-    throw UsageError("--positions must be > 0, got " + std::to_string(options.positions));
+    throw UsageError("--rows must be > 0, got " + std::to_string(options.positions));
   }
   if (options.positions > kMaxPrintedValues / options.d_model) {
-    throw UsageError("--positions x --d-model is too large to print (limit " +
+    throw UsageError("--rows x --d-model is too large to print (limit " +
                      std::to_string(kMaxPrintedValues) + " values)");
   }
   const auto kind = parse_position_encoding(options.kind);
@@ -92,7 +85,7 @@ void print_json(const PeOptions& options, const std::vector<float>& values) {
     out += pos ? ",\n  [" : "\n  [";
     for (int64_t i = 0; i < options.d_model; ++i) {
       if (i) out += ", ";
-      out += shortest(values[static_cast<size_t>(pos * options.d_model + i)]);
+      out += float_text(values[static_cast<size_t>(pos * options.d_model + i)]);
     }
     out += "]";
   }
@@ -111,7 +104,7 @@ void print_csv(const PeOptions& options, const std::vector<float>& values) {
     out += std::to_string(pos);
     for (int64_t i = 0; i < options.d_model; ++i) {
       out += ',';
-      out += shortest(values[static_cast<size_t>(pos * options.d_model + i)]);
+      out += float_text(values[static_cast<size_t>(pos * options.d_model + i)]);
     }
     out += "\n";
   }
@@ -178,7 +171,12 @@ RunCommand add_pe_command(CLI::App& root) {
   CLI::App* command = root.add_subcommand("pe", "Print a position-encoding table");
   command->add_option("--kind", options->kind, "none | sinusoidal")->capture_default_str();
   command->add_option("--d-model", options->d_model, "Embedding width (even)")->required();
-  command->add_option("--positions", options->positions, "Number of positions (rows)")->required();
+  // A row count, not `order --positions I,J` (which units to swap): named apart so that one flag
+  // has one meaning; the old spelling still works.
+  auto* rows = command->add_option("--rows", options->positions,
+                                   "Number of positions, a row each (0 to N-1)");
+  auto* positions = command->add_option("--positions", options->positions)->group("");
+  rows->excludes(positions);
   command->add_option("--layout", options->layout, "Sinusoidal layout: interleaved | concat")
       ->capture_default_str();
   command->add_option("--base", options->base, "Sinusoidal base")->capture_default_str();
@@ -190,7 +188,8 @@ RunCommand add_pe_command(CLI::App& root) {
   command->add_option("--plot", options->plot,
                       "Draw the table into an SVG FILE instead of printing it (curves of three "
                       "dimensions over the positions and a heatmap; --json/--csv still print)");
-  return [options] {
+  return [options, rows, positions] {
+    if (rows->count() == 0 && positions->count() == 0) throw UsageError("--rows is required");
     const std::vector<float> values = table_for(*options);
     if (!options->plot.empty()) write_plot(*options, values);
     if (options->json) {
