@@ -96,6 +96,12 @@ TEST(CliOptions, OutputFileExtensionChoosesTheFormat) {
   }
   EXPECT_EQ(records, 2);
 
+  result = run("pe --d-model 4 --rows 2 -o " + shell_quote(dir / "pe.csv"));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(testing::read_text(dir / "pe.csv"),
+            "position,dim0,dim1,dim2,dim3\n0,0,1,0,1\n"
+            "1,0.84147096,0.5403023,0.009999833,0.99995\n");
+
   // A flag that contradicts the extension, or a format the command does not write, is refused.
   expect_usage_error(run(kQuickBench + " -f csv -o " + shell_quote(dir / "x.json")), "x.json");
   expect_usage_error(

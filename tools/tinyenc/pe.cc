@@ -24,8 +24,7 @@ struct PeOptions {
   int64_t positions = 0;
   std::string layout = "interleaved";
   double base = 10000.0;
-  bool json = false;
-  bool csv = false;
+  OutputOptions output;
   int precision = 4;
   std::string plot;  // SVG file for the seed article's figure 2
 };
@@ -76,7 +75,7 @@ std::vector<float> table_for(const PeOptions& options) {
   }
 }
 
-void print_json(const PeOptions& options, const std::vector<float>& values) {
+void print_json(const PeOptions& options, const std::vector<float>& values, OutputSink& sink) {
   std::string out = "{\"kind\": \"" + options.kind + "\", ";
   if (options.kind == "sinusoidal") out += "\"layout\": \"" + options.layout + "\", ";
   out += "\"d_model\": " + std::to_string(options.d_model) +
@@ -90,10 +89,10 @@ void print_json(const PeOptions& options, const std::vector<float>& values) {
     out += "]";
   }
   out += "\n]}\n";
-  std::fputs(out.c_str(), stdout);
+  sink.write(out);
 }
 
-void print_csv(const PeOptions& options, const std::vector<float>& values) {
+void print_csv(const PeOptions& options, const std::vector<float>& values, OutputSink& sink) {
   std::string out = "position";
   for (int64_t i = 0; i < options.d_model; ++i) {
     out += ",dim";
@@ -108,24 +107,30 @@ void print_csv(const PeOptions& options, const std::vector<float>& values) {
     }
     out += "\n";
   }
-  std::fputs(out.c_str(), stdout);
+  sink.write(out);
 }
 
-void print_table(const PeOptions& options, const std::vector<float>& values) {
+void print_table(const PeOptions& options, const std::vector<float>& values, OutputSink& sink) {
   const int width = options.precision + 4;
-  std::printf("%s position encoding, d_model=%lld\n%5s", options.kind.c_str(),
-              static_cast<long long>(options.d_model), "pos");
+  std::string out =
+      options.kind + " position encoding, d_model=" + std::to_string(options.d_model) + "\n  pos";
+  char cell[64];
   for (int64_t i = 0; i < options.d_model; ++i) {
-    std::printf(" %*s", width, ("dim" + std::to_string(i)).c_str());
+    std::snprintf(cell, sizeof cell, " %*s", width, ("dim" + std::to_string(i)).c_str());
+    out += cell;
   }
-  std::printf("\n");
+  out += "\n";
   for (int64_t pos = 0; pos < options.positions; ++pos) {
-    std::printf("%5lld", static_cast<long long>(pos));
+    std::snprintf(cell, sizeof cell, "%5lld", static_cast<long long>(pos));
+    out += cell;
     for (int64_t i = 0; i < options.d_model; ++i) {
-      std::printf(" %*.*f", width, options.precision,
-                  static_cast<double>(values[static_cast<size_t>(pos * options.d_model + i)]));
+      std::snprintf(cell, sizeof cell, " %*.*f", width, options.precision,
+                    static_cast<double>(values[static_cast<size_t>(pos * options.d_model + i)]));
+      out += cell;
     }
-    std::printf("\n");
+    out += "\n";
+    sink.write(out);  // a row at a time: a large table is not held twice
+    out.clear();
   }
 }
 
@@ -183,22 +188,27 @@ RunCommand add_pe_command(CLI::App& root) {
   command->add_option("--precision", options->precision, "Decimals in the text table")
       ->check(CLI::Range(0, 9))
       ->capture_default_str();
-  auto* json = command->add_flag("--json", options->json, "Print JSON");
-  command->add_flag("--csv", options->csv, "Print CSV")->excludes(json);
+  add_output_options(*command, options->output,
+                     {OutputFormat::kText, OutputFormat::kJson, OutputFormat::kCsv});
   command->add_option("--plot", options->plot,
                       "Draw the table into an SVG FILE instead of printing it (curves of three "
-                      "dimensions over the positions and a heatmap; --json/--csv still print)");
+                      "dimensions over the positions and a heatmap; --json, --csv and -o still "
+                      "write the table)");
   return [options, rows, positions] {
     if (rows->count() == 0 && positions->count() == 0) throw UsageError("--rows is required");
+    const OutputFormat format = options->output.format();
     const std::vector<float> values = table_for(*options);
+    // Opened before the plot is written: a path that cannot be written fails first.
+    OutputSink sink(options->output.path);
     if (!options->plot.empty()) write_plot(*options, values);
-    if (options->json) {
-      print_json(*options, values);
-    } else if (options->csv) {
-      print_csv(*options, values);
-    } else if (options->plot.empty()) {
-      print_table(*options, values);
+    if (format == OutputFormat::kJson) {
+      print_json(*options, values, sink);
+    } else if (format == OutputFormat::kCsv) {
+      print_csv(*options, values, sink);
+    } else if (options->plot.empty() || options->output.path != "-") {
+      print_table(*options, values, sink);
     }
+    sink.commit();
     return 0;
   };
 }
