@@ -15,7 +15,8 @@ packages=(
   libsentencepiece-dev sentencepiece
   libgtest-dev googletest libbenchmark-dev
   nlohmann-json3-dev libcli11-dev
-  libicu-dev                                # Unicode classes for the WordPiece tokenizer
+  libicu-dev                                # Unicode classes (WordPiece), text widths (plots)
+  libxml2-dev                               # the tests read the SVG pictures back
 )
 for option in "$@"; do
   case "$option" in

@@ -85,8 +85,8 @@ TEST(CliHostileInput, EveryNumericOptionIsBounded) {
   // Each is possible alone; together they would need terabytes.
   expect_bad_input(bench + " --pe rope --batch 4096 --seq 65536", "GB");
   expect_bad_input("order --shuffles -1 -p shuffle" + m + " -- 我打你", "--shuffles");
-  expect_bad_input("pe --d-model 4 --positions 3 --precision -1", "--precision");
-  expect_bad_input("pe --d-model 4 --positions 3 --precision 100000", "--precision");
+  expect_bad_input("pe --d-model 4 --rows 3 --precision -1", "--precision");
+  expect_bad_input("pe --d-model 4 --rows 3 --precision 100000", "--precision");
 }
 
 TEST(CliHostileInput, BenchChecksEverythingBeforePrinting) {
@@ -107,10 +107,10 @@ TEST(CliHostileInput, BenchIsaErrorsNameTheOption) {
 
 TEST(CliHostileInput, PeBaseMustBeFinite) {
   for (const char* base : {"inf", "nan", "1", "-5"}) {
-    expect_bad_input("pe --d-model 4 --positions 3 --base " + std::string(base),
+    expect_bad_input("pe --d-model 4 --rows 3 --base " + std::string(base),
                      "--base " + std::string(base));
   }
-  const ProgramResult inf = run("pe --d-model 4 --positions 3 --base inf");
+  const ProgramResult inf = run("pe --d-model 4 --rows 3 --base inf");
   EXPECT_NE(inf.err.find("finite"), std::string::npos) << inf.err;
 }
 

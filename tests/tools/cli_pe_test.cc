@@ -19,7 +19,7 @@ Result run(const std::string& arguments, const std::string& environment = "") {
 }
 
 TEST(CliPe, JsonPrintsTheSeedTable) {
-  const Result result = run("pe --kind sinusoidal --d-model 4 --positions 3 --json");
+  const Result result = run("pe --kind sinusoidal --d-model 4 --rows 3 --json");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(result.err, "");
   const nlohmann::json doc = nlohmann::json::parse(result.out);
@@ -44,7 +44,7 @@ TEST(CliPe, JsonPrintsTheSeedTable) {
 }
 
 TEST(CliPe, CsvHasHeaderAndOneRowPerPosition) {
-  const Result result = run("pe --kind sinusoidal --d-model 6 --positions 5 --csv");
+  const Result result = run("pe --kind sinusoidal --d-model 6 --rows 5 --csv");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(count_lines(result.out), 6);
   EXPECT_EQ(result.out.substr(0, result.out.find('\n')), "position,dim0,dim1,dim2,dim3,dim4,dim5");
@@ -52,7 +52,7 @@ TEST(CliPe, CsvHasHeaderAndOneRowPerPosition) {
 }
 
 TEST(CliPe, ConcatLayoutAndNoneKind) {
-  Result result = run("pe --kind sinusoidal --layout concat --d-model 4 --positions 2 --json");
+  Result result = run("pe --kind sinusoidal --layout concat --d-model 4 --rows 2 --json");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   nlohmann::json doc = nlohmann::json::parse(result.out);
   // As in JsonPrintsTheSeedTable: within 4 ulps at 1 of the formula.
@@ -61,7 +61,7 @@ TEST(CliPe, ConcatLayoutAndNoneKind) {
   EXPECT_NEAR(doc["values"][1][1].get<double>(), std::sin(0.01), tolerance);
   EXPECT_NEAR(doc["values"][1][2].get<double>(), std::cos(1.0), tolerance);
 
-  result = run("pe --kind none --d-model 4 --positions 2 --json");
+  result = run("pe --kind none --d-model 4 --rows 2 --json");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   doc = nlohmann::json::parse(result.out);
   for (const auto& row : doc["values"]) {
@@ -70,7 +70,7 @@ TEST(CliPe, ConcatLayoutAndNoneKind) {
 }
 
 TEST(CliPe, TextTableShowsFourDecimals) {
-  const Result result = run("pe --d-model 4 --positions 3");
+  const Result result = run("pe --d-model 4 --rows 3");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_NE(result.out.find("0.8415"), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("-0.4161"), std::string::npos) << result.out;
@@ -87,18 +87,18 @@ void expect_usage_error(const std::string& arguments, const std::string& mention
 }
 
 TEST(CliPe, BadInputExitsWithTwoAndOneLine) {
-  expect_usage_error("pe --kind sinus --d-model 4 --positions 3", "unknown position encoding");
-  expect_usage_error("pe --d-model 3 --positions 3", "--d-model");
-  expect_usage_error("pe --d-model 0 --positions 3", "--d-model");
-  expect_usage_error("pe --d-model -4 --positions 3", "--d-model");
-  expect_usage_error("pe --d-model 4 --positions 0", "--positions");
-  expect_usage_error("pe --d-model 4 --positions -1", "--positions");
-  expect_usage_error("pe --d-model four --positions 3", "--d-model");
-  expect_usage_error("pe --positions 3", "--d-model");
-  expect_usage_error("pe --d-model 4 --positions 3 --layout diagonal", "--layout");
-  expect_usage_error("pe --d-model 4 --positions 3 --json --csv", "--csv");
-  expect_usage_error("pe --kind learned --d-model 4 --positions 3", "learned");
-  expect_usage_error("pe --d-model 100000 --positions 100000", "too large");
+  expect_usage_error("pe --kind sinus --d-model 4 --rows 3", "unknown position encoding");
+  expect_usage_error("pe --d-model 3 --rows 3", "--d-model");
+  expect_usage_error("pe --d-model 0 --rows 3", "--d-model");
+  expect_usage_error("pe --d-model -4 --rows 3", "--d-model");
+  expect_usage_error("pe --d-model 4 --rows 0", "--rows");
+  expect_usage_error("pe --d-model 4 --rows -1", "--rows");
+  expect_usage_error("pe --d-model four --rows 3", "--d-model");
+  expect_usage_error("pe --rows 3", "--d-model");
+  expect_usage_error("pe --d-model 4 --rows 3 --layout diagonal", "--layout");
+  expect_usage_error("pe --d-model 4 --rows 3 --json --csv", "--csv");
+  expect_usage_error("pe --kind learned --d-model 4 --rows 3", "learned");
+  expect_usage_error("pe --d-model 100000 --rows 100000", "too large");
   expect_usage_error("frobnicate", "frobnicate");
 }
 

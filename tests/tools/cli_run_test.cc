@@ -137,9 +137,11 @@ TEST(CliRun, PoolingAndNormalize) {
   const nlohmann::json mean = run_json("run" + m);
   const nlohmann::json cls = run_json("run --pooling cls" + m);
   EXPECT_NE(mean["inputs"][0]["embedding"], cls["inputs"][0]["embedding"]);
-  const nlohmann::json none = run_json("run --pooling none" + m);
-  EXPECT_FALSE(none["inputs"][0].contains("embedding"));
-  EXPECT_FALSE(none["inputs"][0].contains("label"));
+  // Pooling none: the embedding is the last hidden state, a row per token, and the head still
+  // labels from the model's own pooling.
+  const nlohmann::json none = run_json("run --pooling none --hidden-states" + m);
+  EXPECT_EQ(none["inputs"][0]["embedding"], none["inputs"][0]["hidden_states"]);
+  EXPECT_EQ(none["inputs"][0]["label"], mean["inputs"][0]["label"]);
   const nlohmann::json normalized = run_json("run --normalize" + m);
   double norm = 0.0;
   for (double value : normalized["inputs"][0]["embedding"]) norm += value * value;

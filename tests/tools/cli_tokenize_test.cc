@@ -27,8 +27,8 @@ using Result = tinyenc::testing::ProgramResult;
 using tinyenc::testing::count_lines;
 
 // Runs the program with `arguments` (already shell-quoted), capturing stdout and stderr.
-Result run(const std::string& arguments) {
-  return tinyenc::testing::run_program(TINYENC_BINARY, arguments);
+Result run(const std::string& arguments, const std::string& input = "") {
+  return tinyenc::testing::run_program(TINYENC_BINARY, arguments, input);
 }
 
 std::string quote(const std::filesystem::path& path) { return tinyenc::testing::shell_quote(path); }
@@ -76,7 +76,9 @@ TEST_F(CliTokenize, JsonHasOneInputPerText) {
 }
 
 TEST_F(CliTokenize, PairsAndNoSpecial) {
-  Result result = run("tokenize --json --pair -m " + quote(bert_folder()) + " 'the cat' sat");
+  // A pair is one text with a tab between its halves, as in `run --pair` and a TSV line.
+  Result result =
+      run("tokenize --json --pair -m " + quote(bert_folder()) + " \"$(printf 'the cat\\tsat')\"");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   nlohmann::json doc = nlohmann::json::parse(result.out);
   ASSERT_EQ(doc.at("inputs").size(), 1u);
@@ -89,7 +91,7 @@ TEST_F(CliTokenize, PairsAndNoSpecial) {
   doc = nlohmann::json::parse(result.out);
   EXPECT_EQ(doc["inputs"][0].at("tokens"), nlohmann::json({"the", "cat"}));
 
-  result = run("tokenize --pair -m " + quote(bert_folder()) + " 'the cat' sat");
+  result = run("tokenize --pair -m " + quote(bert_folder()) + " -", "the cat\tsat\n");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_NE(result.out.find("pair 1, 6 tokens: 'the cat' + 'sat'"), std::string::npos)
       << result.out;
@@ -137,7 +139,7 @@ TEST_F(CliTokenize, BadInputExitsWithTwoAndOneLine) {
   const std::string bert = quote(bert_folder());
 
   expect_bad_input("tokenize hello", "-m DIR");
-  expect_bad_input("tokenize -m " + bert, "TEXT is required");
+  expect_bad_input("tokenize -m " + bert, "no input texts");
   expect_bad_input("tokenize -m " + bert + " --tokenizer x hi", "excludes");
   expect_bad_input("tokenize -m " + quote(dir / "missing") + " hi", "missing: no such folder");
   expect_bad_input("tokenize -m " + quote(scratch()) + " hi", "no tokenizer.model, tokenizer.json");
@@ -153,7 +155,7 @@ TEST_F(CliTokenize, BadInputExitsWithTwoAndOneLine) {
                    "nothing.txt: no such file");
   expect_bad_input("tokenize -m " + bert + " ok \"$(printf 'bad\\377')\"",
                    "text 2: invalid UTF-8 at byte 3");
-  expect_bad_input("tokenize --pair -m " + bert + " one two three", "--pair takes the texts two");
+  expect_bad_input("tokenize --pair -m " + bert + " one two", "--pair: no tab");
 }
 
 }  // namespace

@@ -93,7 +93,9 @@ TEST(SvgCheck, RejectsWhatIsNotWellFormed) {
   EXPECT_FALSE(check_svg("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10.5\" height=\"20\" "
                          "viewBox=\"0 0 10.5 20\"></svg>")
                    .ok());  // not whole pixels
-  EXPECT_TRUE(check_svg("<?xml version=\"1.0\"?>\n<!-- c -->" + head + "&#x4e00;&#20;</svg>").ok());
+  EXPECT_TRUE(check_svg("<?xml version=\"1.0\"?>\n<!-- c -->" + head + "&#x4e00;&#32;</svg>").ok());
+  // A character reference must name a character XML allows: U+0014 is not one.
+  EXPECT_FALSE(check_svg(head + "&#20;</svg>").ok());
 }
 
 TEST(TextMetrics, WideCharactersTakeTwoColumns) {
@@ -352,8 +354,7 @@ class CliPePlot : public ::testing::Test {
 
 TEST_F(CliPePlot, DrawsTheSeedTableInsteadOfPrintingIt) {
   const std::filesystem::path file = scratch() / "pe.svg";
-  const Result result =
-      run("pe --kind sinusoidal --d-model 4 --positions 3 --plot " + file.string());
+  const Result result = run("pe --kind sinusoidal --d-model 4 --rows 3 --plot " + file.string());
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(result.out, "");
   EXPECT_EQ(result.err, "");
@@ -367,7 +368,7 @@ TEST_F(CliPePlot, DrawsTheSeedTableInsteadOfPrintingIt) {
 
 TEST_F(CliPePlot, JsonStillPrintsAndLargeTablesDraw) {
   const std::filesystem::path file = scratch() / "pe64.svg";
-  const Result result = run("pe --d-model 64 --positions 100 --json --plot " + file.string());
+  const Result result = run("pe --d-model 64 --rows 100 --json --plot " + file.string());
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(result.out.substr(0, 9), "{\"kind\": ");
   const SvgCheck check = check_svg(read_text(file));
@@ -379,9 +380,9 @@ TEST_F(CliPePlot, JsonStillPrintsAndLargeTablesDraw) {
 TEST_F(CliPePlot, BadRequestsExitWithTwo) {
   const std::filesystem::path file = scratch() / "never.svg";
   for (const std::string& arguments :
-       {"pe --kind rope --d-model 4 --positions 3 --plot " + file.string(),
-        "pe --d-model 512 --positions 1000 --plot " + file.string(),
-        "pe --d-model 4 --positions 3 --plot " + (scratch() / "no/such/dir/x.svg").string()}) {
+       {"pe --kind rope --d-model 4 --rows 3 --plot " + file.string(),
+        "pe --d-model 512 --rows 1000 --plot " + file.string(),
+        "pe --d-model 4 --rows 3 --plot " + (scratch() / "no/such/dir/x.svg").string()}) {
     const Result result = run(arguments);
     EXPECT_EQ(result.exit_code, 2) << arguments;
     EXPECT_EQ(result.err.rfind("tinyenc: error: ", 0), 0u) << result.err;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -35,6 +36,7 @@ struct BenchOptions {
   std::string model;
   std::string config;
   std::string seq = "8,32,128";
+  bool seq_given = false;  // an explicit --seq must fit the model; the default is clipped to it
   std::string batch = "1";
   std::string threads = "1";
   std::string pe;
@@ -42,8 +44,7 @@ struct BenchOptions {
   int warmup = 3;
   int repeat = 0;
   double min_time = 0.5;
-  std::string format = "md";
-  std::string output = "-";
+  OutputOptions output;
   std::string plot;
 };
 
@@ -73,6 +74,16 @@ std::vector<std::string> split(const std::string& text) {
   return items;
 }
 
+// "2026-12-01 16:05 UTC": when a result was measured.
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M UTC", &utc);
+  return text;
+}
+
 std::string cpu_model() {
   std::ifstream in("/proc/cpuinfo");
   for (std::string line; std::getline(in, line);) {
@@ -98,7 +109,9 @@ struct Row {
 
 nlohmann::json row_json(const Row& row) {
   const double runs = static_cast<double>(row.seconds.size());
-  const auto ms = [](double seconds) { return seconds * 1e3; };
+  // Each number as the float32 that every output prints (JSON, CSV, the table, the plot's
+  // labels), so that they all show the same value.
+  const auto ms = [](double seconds) { return json_float(static_cast<float>(seconds * 1e3)); };
   const double p50 = percentile(row.seconds, 0.5);
   nlohmann::json stages = {{"embed_pe", ms(row.stages.embed / runs)},
                            {"qkv", ms(row.stages.qkv / runs)},
@@ -120,9 +133,17 @@ nlohmann::json row_json(const Row& row) {
           {"p99_ms", ms(percentile(row.seconds, 0.99))},
           {"min_ms", ms(*std::min_element(row.seconds.begin(), row.seconds.end()))},
           {"mean_ms", ms(mean)},
-          {"tokens_per_s", static_cast<double>(row.batch * row.seq) / p50},
+          {"tokens_per_s",
+           json_float(static_cast<float>(static_cast<double>(row.batch * row.seq) / p50))},
           {"stages_ms", stages},
           {"stages_sum_ms", ms(row.stages.total() / runs)}};
+}
+
+// What a table of timings is only meaningful with: where, with what, when.
+std::string markdown_preamble(const std::string& cpu, Isa isa, const std::string& date) {
+  return "tinyenc " TINYENC_VERSION ", oneDNN " + onednn_version() + ", " + cpu + " (" +
+         std::to_string(available_cpus()) + " CPUs), PE kernels " + std::string(isa_name(isa)) +
+         ", " + date + "\n\n";
 }
 
 std::string markdown_header() {
@@ -158,12 +179,15 @@ std::string csv_header() {
 std::string csv_row(const nlohmann::json& j) {
   std::string row = j["model"].get<std::string>() + "," + j["pe"].get<std::string>();
   for (const char* key : {"batch", "seq", "threads", "runs"}) row += "," + j[key].dump();
+  const auto number = [](const nlohmann::json& value) {
+    return float_text(static_cast<float>(value.get<double>()));
+  };
   for (const char* key : {"p50_ms", "p90_ms", "p99_ms", "min_ms", "tokens_per_s"}) {
-    row += "," + j[key].dump();
+    row += "," + number(j[key]);
   }
   for (const char* stage :
        {"embed_pe", "qkv", "attention", "output_projection", "ffn", "norms", "head"}) {
-    row += "," + j["stages_ms"][stage].dump();
+    row += "," + number(j["stages_ms"][stage]);
   }
   return row + "\n";
 }
@@ -234,23 +258,41 @@ int bench(const BenchOptions& options) {
     ::setenv("TINYENC_ISA", options.isa.c_str(), 1);
   }
   const Isa isa = active_isa();
-  if (options.format != "md" && options.format != "csv" && options.format != "json" &&
-      options.format != "jsonl") {
-    throw UsageError("-f/--format: expected md, csv, json or jsonl, got '" + options.format + "'");
-  }
-  const std::vector<int64_t> seqs = parse_list(options.seq, "--seq");
-  const std::vector<int64_t> batches = parse_list(options.batch, "--batch");
+  const OutputFormat format = options.output.format();
+  std::vector<int64_t> seqs = parse_list(options.seq, "--seq");
+  const std::vector<int64_t> batches = parse_list(options.batch, "--batch-size");
   std::vector<int> thread_counts;
   for (int64_t threads : parse_list(options.threads, "--threads", 0)) {
     thread_counts.push_back(checked_threads(threads));
   }
   for (int64_t seq : seqs) check_range("--seq", seq, 1, kMaxSeq);
-  for (int64_t batch : batches) check_range("--batch", batch, 1, kMaxBatch);
+  for (int64_t batch : batches) check_range("--batch-size", batch, 1, kMaxBatch);
   check_range("--warmup", int64_t{options.warmup}, 0, 1000000);
   check_range("--repeat", int64_t{options.repeat}, 0, 1000000);
   check_range("--min-time", options.min_time, 0.0, 3600.0);
   if (options.plot == "-") throw UsageError("--plot: give a file name for the SVG");
   std::vector<Subject> all = subjects(options);
+  if (!options.seq_given) {
+    // The default sweep was chosen for the presets; a model with fewer positions gets the part of
+    // it that fits, and is told so.
+    int64_t fits = kMaxSeq;
+    for (const Subject& subject : all) {
+      if (subject.max_seq > 0) fits = std::min(fits, subject.max_seq);
+    }
+    std::vector<int64_t> kept;
+    for (int64_t seq : seqs) {
+      if (seq <= fits) kept.push_back(seq);
+    }
+    if (kept.size() < seqs.size()) {
+      if (kept.empty() || kept.back() < fits) kept.push_back(fits);
+      std::string list;
+      for (int64_t seq : kept) list += (list.empty() ? "" : ",") + std::to_string(seq);
+      std::fprintf(stderr, "tinyenc: note: %s has %lld positions: default --seq %s becomes %s\n",
+                   all.front().name.c_str(), static_cast<long long>(fits), options.seq.c_str(),
+                   list.c_str());
+      seqs = kept;
+    }
+  }
   const int64_t longest = *std::max_element(seqs.begin(), seqs.end());
   const int64_t largest = *std::max_element(batches.begin(), batches.end());
   for (const Subject& subject : all) {
@@ -258,22 +300,26 @@ int bench(const BenchOptions& options) {
       throw UsageError("--seq " + std::to_string(longest) + ": longer than the " +
                        std::to_string(subject.max_seq) + " positions of " + subject.name);
     }
-    check_forward_memory(subject.config, largest, longest, "--batch x --seq");
+    check_forward_memory(subject.config, largest, longest, "--batch-size x --seq");
   }
 
-  OutputSink sink(options.output);
+  OutputSink sink(options.output.path);
   // Opened before the runs, so a folder that cannot be written fails now, not after minutes.
   std::optional<OutputSink> plot;
   if (!options.plot.empty()) plot.emplace(options.plot);
   std::vector<plot::LatencyMeasurement> measurements;
+  const std::string cpu = cpu_model();
+  const std::string date = utc_now();
   nlohmann::json document;
-  document["machine"] = {{"cpu", cpu_model()},
-                         {"cores", sysconf(_SC_NPROCESSORS_ONLN)},
-                         {"isa", std::string(isa_name(isa))}};
+  document["version"] = TINYENC_VERSION;
+  document["date"] = date;
+  document["machine"] = {
+      {"cpu", cpu}, {"logical_cpus", available_cpus()}, {"isa", std::string(isa_name(isa))}};
   document["onednn"] = onednn_version();
   document["rows"] = nlohmann::json::array();
-  if (options.format == "md") sink.write(markdown_header());
-  if (options.format == "csv") sink.write(csv_header());
+  if (format == OutputFormat::kMarkdown)
+    sink.write(markdown_preamble(cpu, isa, date) + markdown_header());
+  if (format == OutputFormat::kCsv) sink.write(csv_header());
 
   const size_t total = all.size() * seqs.size() * batches.size() * thread_counts.size();
   size_t done = 0;
@@ -317,10 +363,10 @@ int bench(const BenchOptions& options) {
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
           }
           const nlohmann::json j = row_json(row);
-          if (options.format == "md") sink.write(markdown_row(j));
-          if (options.format == "csv") sink.write(csv_row(j));
-          if (options.format == "jsonl") sink.write(json_text(j) + "\n");
-          if (options.format == "json") document["rows"].push_back(j);
+          if (format == OutputFormat::kMarkdown) sink.write(markdown_row(j));
+          if (format == OutputFormat::kCsv) sink.write(csv_row(j));
+          if (format == OutputFormat::kJsonl) sink.write(json_text(j) + "\n");
+          if (format == OutputFormat::kJson) document["rows"].push_back(j);
           measurements.push_back({row.model, row.pe, batch, seq, threads, j["p50_ms"].get<double>(),
                                   j["min_ms"].get<double>(), j["p99_ms"].get<double>()});
           sink.flush();
@@ -330,12 +376,11 @@ int bench(const BenchOptions& options) {
     }
   }
   progress(total, total, "");
-  if (options.format == "json") sink.write(json_text(document, 2) + "\n");
+  if (format == OutputFormat::kJson) sink.write(json_text(document, 2) + "\n");
   sink.commit();
   if (plot) {
-    const std::string where = cpu_model() + ", PE kernels " + std::string(isa_name(isa)) +
-                              ", oneDNN " + onednn_version() + ", " + std::to_string(total) +
-                              " measurements";
+    const std::string where = cpu + ", PE kernels " + std::string(isa_name(isa)) + ", oneDNN " +
+                              onednn_version() + ", " + std::to_string(total) + " measurements";
     plot->write(plot::draw_latency_figure(measurements, where));
     plot->commit();
   }
@@ -351,13 +396,17 @@ RunCommand add_bench_command(CLI::App& root) {
   command->add_option("-m,--model", options->model, "Model folder");
   command->add_option("--config", options->config,
                       "Random-weight preset instead of a model: tiny | mini | small | base");
-  command->add_option("--seq", options->seq, "Sequence lengths, comma-separated")
+  CLI::Option* seq = command
+                         ->add_option("--seq", options->seq,
+                                      "Sequence lengths, comma-separated (the default is cut to "
+                                      "the model's positions; a length given here must fit)")
+                         ->capture_default_str();
+  command->add_option("--batch-size", options->batch, "Batch sizes, comma-separated")
       ->capture_default_str();
-  command->add_option("--batch", options->batch, "Batch sizes")->capture_default_str();
-  command
-      ->add_option("--threads", options->threads,
-                   "Thread counts (0: every CPU this process may use)")
-      ->capture_default_str();
+  command->add_option("--batch", options->batch)->group("");  // the name it had before
+  add_thread_counts_option(
+      *command, options->threads,
+      "Default 1: one thread's latency is steady on a busy machine and compares across machines");
   command->add_option("--pe", options->pe,
                       "PE kinds for --config (none,sinusoidal,learned,rope,alibi,relative)");
   command->add_option("--isa", options->isa,
@@ -369,17 +418,19 @@ RunCommand add_bench_command(CLI::App& root) {
       ->add_option("--min-time", options->min_time,
                    "Seconds of timed runs per row (at least 5 runs)")
       ->capture_default_str();
-  command->add_option("-f,--format", options->format, "md | csv | json | jsonl")
-      ->capture_default_str();
-  command->add_option(
-      "-o,--output", options->output,
-      "Write to FILE instead of stdout (a regular file is replaced only once all is done)");
+  add_output_options(
+      *command, options->output,
+      {OutputFormat::kMarkdown, OutputFormat::kCsv, OutputFormat::kJson, OutputFormat::kJsonl},
+      /*format_option=*/true);
   command
       ->add_option("--plot", options->plot,
                    "Also draw latency against --seq as SVG: a line per PE kind (p50, min..p99 "
                    "whiskers), a panel per batch/threads")
       ->type_name("FILE");
-  return [options] { return bench(*options); };
+  return [options, seq] {
+    options->seq_given = seq->count() > 0;
+    return bench(*options);
+  };
 }
 
 }  // namespace tinyenc::cli

@@ -14,6 +14,7 @@
 #include "tools/tinyenc/command.h"
 #include "tools/tinyenc/json_text.h"
 #include "tools/tinyenc/model_summary.h"
+#include "tools/tinyenc/options.h"
 #include "tools/tinyenc/pipeline.h"
 
 namespace tinyenc::cli {
@@ -55,13 +56,13 @@ int info(const InfoOptions& options) {
   // Loaded before anything is printed: a bad folder leaves one error line and nothing else.
   const nlohmann::json model = options.model.empty() ? nlohmann::json() : model_json(options.model);
   if (options.json) {
-    nlohmann::json document = {{"version", "0.1.0"},
+    nlohmann::json document = {{"version", TINYENC_VERSION},
                                {"pe_kernels",
                                 {{"active", std::string(isa_name(active))},
                                  {"compiled", compiled},
                                  {"supported", supported}}},
                                {"onednn", onednn_version()},
-                               {"threads", max_threads()}};
+                               {"threads", available_cpus()}};
     if (!model.is_null()) document["model"] = model;
     std::printf("%s\n", json_text(document, 2).c_str());
     return 0;
@@ -74,12 +75,13 @@ int info(const InfoOptions& options) {
     }
     return out;
   };
-  std::printf("tinyenc 0.1.0\n");
+  std::printf("tinyenc %s\n", TINYENC_VERSION);
   std::printf("PE kernels:  %s (compiled: %s; this CPU: %s)\n",
               std::string(isa_name(active)).c_str(), join(compiled).c_str(),
               join(supported).c_str());
   std::printf("oneDNN:      %s\n", onednn_version().c_str());
-  std::printf("threads:     %d\n", max_threads());
+  // What --threads 0, the default of `run`, gives: one per logical CPU this process may use.
+  std::printf("threads:     %d (one per logical CPU)\n", available_cpus());
   if (!model.is_null()) std::printf("\n%s", summary_table(model).c_str());
   return 0;
 }

@@ -22,7 +22,7 @@ int main(int argc, char** argv) {
   using namespace tinyenc::cli;
   CLI::App app{"tinyenc: a small, fast Transformer encoder inference engine for the CPU"};
   app.require_subcommand(1, 1);
-  app.set_version_flag("--version", "tinyenc 0.1.0");
+  app.set_version_flag("--version", "tinyenc " TINYENC_VERSION);
 
   struct Entry {
     CLI::App* command;

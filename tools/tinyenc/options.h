@@ -1,10 +1,17 @@
-// Checks shared by the subcommands' numeric options. CLI11 parses the numbers; what a number may
-// be is decided here, once, so that `run`, `order` and `bench` refuse the same values the same
-// way (exit 2, one line naming the option) before any work starts.
+// The options the subcommands share, declared here once so that a flag means the same in every
+// subcommand: the texts to read (arguments, -i FILE, --pair), where results go and in which
+// format (-o FILE, --json, --jsonl, --csv, -f), and --threads. Also the checks of numeric
+// options: CLI11 parses the numbers; what a number may be is decided here, so that `run`,
+// `order` and `bench` refuse the same values the same way (exit 2, one line naming the option)
+// before any work starts.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 namespace tinyenc {
 struct EncoderConfig;
@@ -12,7 +19,60 @@ struct EncoderConfig;
 
 namespace tinyenc::cli {
 
-// The CPUs this process may run on (its affinity mask), at least 1.
+// --- Texts in ----------------------------------------------------------------------------------
+
+struct InputOptions {
+  std::vector<std::string> texts;  // arguments; "-" reads standard input
+  std::string file;                // -i FILE, one text per line; "-" is standard input
+  bool pair = false;               // each text is "first<TAB>second"
+};
+
+// Registers the TEXT arguments, -i/--input and --pair.
+void add_input_options(CLI::App& command, InputOptions& options);
+
+// The two halves of a --pair text, split at its first tab; throws std::invalid_argument when
+// there is none.
+std::pair<std::string_view, std::string_view> split_pair(std::string_view text);
+
+// --- Results out -------------------------------------------------------------------------------
+
+enum class OutputFormat { kText, kMarkdown, kCsv, kJson, kJsonl };
+
+// "text", "Markdown", "CSV", "JSON", "JSON lines": for messages.
+std::string format_name(OutputFormat format);
+
+struct OutputOptions {
+  std::string path = "-";  // -o FILE; "-" is standard output
+  bool json = false;
+  bool jsonl = false;
+  bool csv = false;
+  std::string format_word;            // -f/--format, where the command offers it
+  std::vector<OutputFormat> formats;  // what the command writes; the first is its default
+  bool format_option = false;         // whether the command offers -f
+
+  // The format asked for: a flag (--json, --jsonl, --csv, -f), else the extension of -o FILE
+  // (.json, .jsonl, .csv, .md), else the default. Throws UsageError when -o names a bare format
+  // word (`-o json` would write a file called "json"), when a flag and the extension disagree,
+  // or when the command cannot write the format asked for.
+  OutputFormat format() const;
+};
+
+// Registers -o/--output and one flag per format of `formats` besides text and Markdown
+// (--json, --jsonl, --csv; they exclude each other); with `format_option`, also -f/--format.
+// `formats.front()` is the default.
+void add_output_options(CLI::App& command, OutputOptions& options,
+                        std::vector<OutputFormat> formats, bool format_option = false);
+
+// --- Threads -----------------------------------------------------------------------------------
+
+// Registers --threads N (0: every logical CPU this process may run on).
+void add_threads_option(CLI::App& command, int& threads);
+// Registers --threads N,N,... for a sweep; `reason` says why its default is what it is.
+void add_thread_counts_option(CLI::App& command, std::string& thread_counts,
+                              const std::string& reason);
+
+// The logical CPUs (hardware threads) this process may run on, from its affinity mask, at
+// least 1.
 int available_cpus();
 
 // The most threads --threads accepts: 4 x available_cpus(). Past the CPUs, more threads only

@@ -1,6 +1,5 @@
 // `tinyenc pe`: print a position-encoding table (the seed article's hand-computed example is
-// `tinyenc pe --kind sinusoidal --d-model 4 --positions 3`).
-#include <charconv>
+// `tinyenc pe --kind sinusoidal --d-model 4 --rows 3`).
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -11,6 +10,7 @@
 #include "engine/pe/position_encoding.h"
 #include "engine/pe/sinusoidal.h"
 #include "tools/tinyenc/command.h"
+#include "tools/tinyenc/json_text.h"
 #include "tools/tinyenc/options.h"
 #include "tools/tinyenc/output.h"
 #include "tools/tinyenc/plot/position_encoding_figure.h"
@@ -24,18 +24,10 @@ struct PeOptions {
   int64_t positions = 0;
   std::string layout = "interleaved";
   double base = 10000.0;
-  bool json = false;
-  bool csv = false;
+  OutputOptions output;
   int precision = 4;
   std::string plot;  // SVG file for the seed article's figure 2
 };
-
-// Shortest text that reads back as the same float.
-std::string shortest(float value) {
-  char buffer[32];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-  return std::string(buffer, result.ptr);
-}
 
 // Beyond this the table is not something to print.
 constexpr int64_t kMaxPrintedValues = int64_t{1} << 26;
@@ -47,10 +39,10 @@ std::vector<float> table_for(const PeOptions& options) {
     throw UsageError("--d-model must be even and > 0, got " + std::to_string(options.d_model));
   }
   if (options.positions <= 0) {
-    throw UsageError("--positions must be > 0, got " + std::to_string(options.positions));
+    throw UsageError("--rows must be > 0, got " + std::to_string(options.positions));
   }
   if (options.positions > kMaxPrintedValues / options.d_model) {
-    throw UsageError("--positions x --d-model is too large to print (limit " +
+    throw UsageError("--rows x --d-model is too large to print (limit " +
                      std::to_string(kMaxPrintedValues) + " values)");
   }
   const auto kind = parse_position_encoding(options.kind);
@@ -83,7 +75,7 @@ std::vector<float> table_for(const PeOptions& options) {
   }
 }
 
-void print_json(const PeOptions& options, const std::vector<float>& values) {
+void print_json(const PeOptions& options, const std::vector<float>& values, OutputSink& sink) {
   std::string out = "{\"kind\": \"" + options.kind + "\", ";
   if (options.kind == "sinusoidal") out += "\"layout\": \"" + options.layout + "\", ";
   out += "\"d_model\": " + std::to_string(options.d_model) +
@@ -92,15 +84,15 @@ void print_json(const PeOptions& options, const std::vector<float>& values) {
     out += pos ? ",\n  [" : "\n  [";
     for (int64_t i = 0; i < options.d_model; ++i) {
       if (i) out += ", ";
-      out += shortest(values[static_cast<size_t>(pos * options.d_model + i)]);
+      out += float_text(values[static_cast<size_t>(pos * options.d_model + i)]);
     }
     out += "]";
   }
   out += "\n]}\n";
-  std::fputs(out.c_str(), stdout);
+  sink.write(out);
 }
 
-void print_csv(const PeOptions& options, const std::vector<float>& values) {
+void print_csv(const PeOptions& options, const std::vector<float>& values, OutputSink& sink) {
   std::string out = "position";
   for (int64_t i = 0; i < options.d_model; ++i) {
     out += ",dim";
@@ -111,28 +103,34 @@ void print_csv(const PeOptions& options, const std::vector<float>& values) {
     out += std::to_string(pos);
     for (int64_t i = 0; i < options.d_model; ++i) {
       out += ',';
-      out += shortest(values[static_cast<size_t>(pos * options.d_model + i)]);
+      out += float_text(values[static_cast<size_t>(pos * options.d_model + i)]);
     }
     out += "\n";
   }
-  std::fputs(out.c_str(), stdout);
+  sink.write(out);
 }
 
-void print_table(const PeOptions& options, const std::vector<float>& values) {
+void print_table(const PeOptions& options, const std::vector<float>& values, OutputSink& sink) {
   const int width = options.precision + 4;
-  std::printf("%s position encoding, d_model=%lld\n%5s", options.kind.c_str(),
-              static_cast<long long>(options.d_model), "pos");
+  std::string out =
+      options.kind + " position encoding, d_model=" + std::to_string(options.d_model) + "\n  pos";
+  char cell[64];
   for (int64_t i = 0; i < options.d_model; ++i) {
-    std::printf(" %*s", width, ("dim" + std::to_string(i)).c_str());
+    std::snprintf(cell, sizeof cell, " %*s", width, ("dim" + std::to_string(i)).c_str());
+    out += cell;
   }
-  std::printf("\n");
+  out += "\n";
   for (int64_t pos = 0; pos < options.positions; ++pos) {
-    std::printf("%5lld", static_cast<long long>(pos));
+    std::snprintf(cell, sizeof cell, "%5lld", static_cast<long long>(pos));
+    out += cell;
     for (int64_t i = 0; i < options.d_model; ++i) {
-      std::printf(" %*.*f", width, options.precision,
-                  static_cast<double>(values[static_cast<size_t>(pos * options.d_model + i)]));
+      std::snprintf(cell, sizeof cell, " %*.*f", width, options.precision,
+                    static_cast<double>(values[static_cast<size_t>(pos * options.d_model + i)]));
+      out += cell;
     }
-    std::printf("\n");
+    out += "\n";
+    sink.write(out);  // a row at a time: a large table is not held twice
+    out.clear();
   }
 }
 
@@ -178,28 +176,39 @@ RunCommand add_pe_command(CLI::App& root) {
   CLI::App* command = root.add_subcommand("pe", "Print a position-encoding table");
   command->add_option("--kind", options->kind, "none | sinusoidal")->capture_default_str();
   command->add_option("--d-model", options->d_model, "Embedding width (even)")->required();
-  command->add_option("--positions", options->positions, "Number of positions (rows)")->required();
+  // A row count, not `order --positions I,J` (which units to swap): named apart so that one flag
+  // has one meaning; the old spelling still works.
+  auto* rows = command->add_option("--rows", options->positions,
+                                   "Number of positions, a row each (0 to N-1)");
+  auto* positions = command->add_option("--positions", options->positions)->group("");
+  rows->excludes(positions);
   command->add_option("--layout", options->layout, "Sinusoidal layout: interleaved | concat")
       ->capture_default_str();
   command->add_option("--base", options->base, "Sinusoidal base")->capture_default_str();
   command->add_option("--precision", options->precision, "Decimals in the text table")
       ->check(CLI::Range(0, 9))
       ->capture_default_str();
-  auto* json = command->add_flag("--json", options->json, "Print JSON");
-  command->add_flag("--csv", options->csv, "Print CSV")->excludes(json);
+  add_output_options(*command, options->output,
+                     {OutputFormat::kText, OutputFormat::kJson, OutputFormat::kCsv});
   command->add_option("--plot", options->plot,
                       "Draw the table into an SVG FILE instead of printing it (curves of three "
-                      "dimensions over the positions and a heatmap; --json/--csv still print)");
-  return [options] {
+                      "dimensions over the positions and a heatmap; --json, --csv and -o still "
+                      "write the table)");
+  return [options, rows, positions] {
+    if (rows->count() == 0 && positions->count() == 0) throw UsageError("--rows is required");
+    const OutputFormat format = options->output.format();
     const std::vector<float> values = table_for(*options);
+    // Opened before the plot is written: a path that cannot be written fails first.
+    OutputSink sink(options->output.path);
     if (!options->plot.empty()) write_plot(*options, values);
-    if (options->json) {
-      print_json(*options, values);
-    } else if (options->csv) {
-      print_csv(*options, values);
-    } else if (options->plot.empty()) {
-      print_table(*options, values);
+    if (format == OutputFormat::kJson) {
+      print_json(*options, values, sink);
+    } else if (format == OutputFormat::kCsv) {
+      print_csv(*options, values, sink);
+    } else if (options->plot.empty() || options->output.path != "-") {
+      print_table(*options, values, sink);
     }
+    sink.commit();
     return 0;
   };
 }

@@ -25,16 +25,14 @@ namespace {
 
 struct RunOptions {
   std::string model;
-  std::vector<std::string> texts;
-  std::string input_file;
+  InputOptions input;
   std::string ids;
-  bool pair = false;
   std::string pooling;
   bool normalize = false;
   bool hidden_states = false;
-  bool json = false;
-  bool jsonl = false;
-  std::string output = "-";
+  OutputOptions output;
+  OutputFormat format = OutputFormat::kText;  // output.format(), once checked
+  bool per_token = false;  // pooling none: a vector per token instead of one per text
   int batch_size = 32;
   int threads = 0;
   bool truncate = false;
@@ -75,8 +73,20 @@ void normalize(std::vector<float>& values) {
   }
 }
 
+// The last hidden state's rows, one per token; with `normalized`, each of unit L2 norm.
+nlohmann::json token_rows(const TextOutput& out, bool normalized) {
+  const size_t d = out.hidden.size() / std::max<size_t>(out.encoding.size(), 1);
+  nlohmann::json rows = nlohmann::json::array();
+  for (size_t t = 0; t < out.encoding.size(); ++t) {
+    std::vector<float> row(out.hidden.begin() + t * d, out.hidden.begin() + (t + 1) * d);
+    if (normalized) normalize(row);
+    rows.push_back(json_floats(row));
+  }
+  return rows;
+}
+
 nlohmann::json to_json(const Pipeline& pipeline, const std::string& text, const TextOutput& out,
-                       bool hidden_states) {
+                       bool hidden_states, bool per_token, bool normalized) {
   nlohmann::json item;
   item["text"] = text;
   item["tokens"] = out.encoding.tokens;
@@ -86,20 +96,18 @@ nlohmann::json to_json(const Pipeline& pipeline, const std::string& text, const 
     item["probabilities"] = json_floats(out.probabilities);
     item["logits"] = json_floats(out.logits);
   }
-  if (!out.embedding.empty()) item["embedding"] = json_floats(out.embedding);
-  if (hidden_states) {
-    const size_t d = out.hidden.size() / std::max<size_t>(out.encoding.size(), 1);
-    nlohmann::json rows = nlohmann::json::array();
-    for (size_t t = 0; t < out.encoding.size(); ++t) {
-      rows.push_back(json_floats(
-          std::vector<float>(out.hidden.begin() + t * d, out.hidden.begin() + (t + 1) * d)));
-    }
-    item["hidden_states"] = std::move(rows);
+  if (per_token) {
+    // [tokens][d_model], as llama-embedding gives with pooling none.
+    item["embedding"] = token_rows(out, normalized);
+  } else if (!out.embedding.empty()) {
+    item["embedding"] = json_floats(out.embedding);
   }
+  if (hidden_states) item["hidden_states"] = token_rows(out, false);
   return item;
 }
 
-std::string table_row(const Pipeline& pipeline, const std::string& text, const TextOutput& out) {
+std::string table_row(const Pipeline& pipeline, const std::string& text, const TextOutput& out,
+                      bool per_token) {
   std::string row = text + "\n  tokens  ";
   for (size_t t = 0; t < out.encoding.tokens.size(); ++t) {
     row += (t ? " " : "") + out.encoding.tokens[t];
@@ -110,7 +118,13 @@ std::string table_row(const Pipeline& pipeline, const std::string& text, const T
     std::snprintf(buffer, sizeof buffer, "  %.4f",
                   static_cast<double>(out.probabilities[out.label]));
     row += "  label   " + pipeline.label_name(out.label) + buffer + "\n";
-  } else if (!out.embedding.empty()) {
+  }
+  if (per_token) {
+    const size_t d = out.hidden.size() / std::max<size_t>(out.encoding.size(), 1);
+    std::snprintf(buffer, sizeof buffer, "  embedding [%zu x %zu], a vector per token\n",
+                  out.encoding.size(), d);
+    row += buffer;
+  } else if (out.label < 0 && !out.embedding.empty()) {
     double norm = 0.0;
     for (float value : out.embedding) norm += double(value) * value;
     std::snprintf(buffer, sizeof buffer, "  embedding [%zu], L2 norm %.4f\n", out.embedding.size(),
@@ -138,14 +152,17 @@ class RecordWriter {
 
   void write(const std::string& text, TextOutput& out) {
     if (options_.normalize) normalize(out.embedding);
-    if (options_.jsonl) {
-      sink_.write(json_text(to_json(pipeline_, text, out, options_.hidden_states)) + "\n");
-    } else if (options_.json) {
+    if (options_.format == OutputFormat::kJsonl) {
+      sink_.write(json_text(to_json(pipeline_, text, out, options_.hidden_states,
+                                    options_.per_token, options_.normalize)) +
+                  "\n");
+    } else if (options_.format == OutputFormat::kJson) {
       begin_document();
       sink_.write((records_ ? "," : "") +
-                  json_text(to_json(pipeline_, text, out, options_.hidden_states)));
+                  json_text(to_json(pipeline_, text, out, options_.hidden_states,
+                                    options_.per_token, options_.normalize)));
     } else {
-      sink_.write(table_row(pipeline_, text, out));
+      sink_.write(table_row(pipeline_, text, out, options_.per_token));
     }
     ++records_;
   }
@@ -154,7 +171,7 @@ class RecordWriter {
   void flush() { sink_.flush(); }
 
   void finish() {
-    if (!options_.json) return;
+    if (options_.format != OutputFormat::kJson) return;
     begin_document();
     sink_.write("]}\n");
   }
@@ -184,7 +201,7 @@ class Batcher {
   void add(std::string text) {
     ++count_;
     try {
-      encodings_.push_back(pipeline_.encode(text, options_.pair));
+      encodings_.push_back(pipeline_.encode(text, options_.input.pair));
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument("input " + std::to_string(count_) + ": " + e.what());
     }
@@ -215,7 +232,7 @@ class Batcher {
     if (texts_.empty()) return;
     std::vector<TextOutput> outputs;
     try {
-      outputs = pipeline_.run(encodings_, options_.hidden_states);
+      outputs = pipeline_.run(encodings_, options_.hidden_states || options_.per_token);
     } catch (const NonFiniteOutputError& e) {
       const size_t input = count_ - texts_.size() + 1 + static_cast<size_t>(e.sequence);
       throw std::invalid_argument(options_.model + ": input " + std::to_string(input) + ": " +
@@ -248,16 +265,27 @@ class Batcher {
   size_t count_ = 0;
 };
 
-int run(const RunOptions& options) {
+int run(RunOptions& options) {
   check_range("--batch-size", int64_t{options.batch_size}, 1, kMaxBatchSize);
   set_threads(checked_threads(options.threads));
-  if (!options.ids.empty() && (!options.texts.empty() || !options.input_file.empty())) {
+  options.format = options.output.format();
+  if (!options.ids.empty() && (!options.input.texts.empty() || !options.input.file.empty())) {
     throw UsageError("--ids replaces the texts: give one or the other");
   }
   PipelineOptions pipeline_options;
   pipeline_options.pooling = parse_pooling(options.pooling);
+  // Pooling none gives a vector per token, the last hidden state's rows. The model keeps its own
+  // pooling underneath, so that a classification head, trained on pooled vectors, still labels.
+  const bool per_token_asked = pipeline_options.pooling == Pooling::kNone;
+  if (per_token_asked) pipeline_options.pooling.reset();
   pipeline_options.truncate = options.truncate;
   Pipeline pipeline(options.model, pipeline_options);
+  options.per_token = per_token_asked || pipeline.model().config.encoder.pooling == Pooling::kNone;
+  if (options.hidden_states && options.format == OutputFormat::kText) {
+    std::fprintf(stderr,
+                 "tinyenc: note: --hidden-states are written with --json or --jsonl; the text "
+                 "table leaves them out\n");
+  }
   if (options.verbose) {
     const nlohmann::json summary = summarize_model(pipeline.dir(), pipeline.model(),
                                                    pipeline.encoder(), &pipeline.tokenizer());
@@ -265,22 +293,22 @@ int run(const RunOptions& options) {
   }
 
   // Opened before any input is read: a path that cannot be written fails now, not after it.
-  OutputSink sink(options.output);
+  OutputSink sink(options.output.path);
   RecordWriter writer(options, pipeline, sink);
   Batcher batcher(options, pipeline, writer);
   if (!options.ids.empty()) {
     batcher.add_ids(options.ids, parse_ids(options.ids));
   } else {
-    bool from_stdin = options.input_file == "-";
-    for (const std::string& text : options.texts) {
+    bool from_stdin = options.input.file == "-";
+    for (const std::string& text : options.input.texts) {
       if (text == "-") {
         from_stdin = true;
       } else {
         batcher.add(text);
       }
     }
-    if (!options.input_file.empty() && options.input_file != "-") {
-      LineReader file(options.input_file);
+    if (!options.input.file.empty() && options.input.file != "-") {
+      LineReader file(options.input.file);
       batcher.read(file);
     }
     if (from_stdin) {
@@ -305,25 +333,20 @@ RunCommand add_run_command(CLI::App& root) {
       ->add_option("-m,--model", options->model,
                    "Model folder (config.json, model.safetensors, tokenizer)")
       ->required();
-  command->add_option("texts", options->texts, "Texts to run ('-' reads standard input)");
-  command->add_option("-i,--input", options->input_file,
-                      "File with one text per line ('-': stdin)");
+  add_input_options(*command, options->input);
   command->add_option("--ids", options->ids, "Comma-separated token ids, bypassing the tokenizer");
-  command->add_flag("--pair", options->pair, "Each text is a sentence pair separated by a tab");
   command->add_option("--pooling", options->pooling,
-                      "Override pooling: cls | mean | pooler | none");
+                      "Override pooling: cls | mean | pooler | none (none: a vector per token; "
+                      "a head still labels from the model's own pooling)");
   command->add_flag("--normalize", options->normalize, "L2-normalize the embeddings");
   command->add_flag("--hidden-states", options->hidden_states,
-                    "Include the last hidden state (JSON)");
-  auto* json = command->add_flag("--json", options->json, "One JSON document");
-  command->add_flag("--jsonl", options->jsonl, "One JSON line per text, streamed")->excludes(json);
-  command->add_option(
-      "-o,--output", options->output,
-      "Write to FILE instead of stdout (a regular file is replaced only once all is done)");
+                    "Include the last hidden state (--json/--jsonl; the text table shows none)");
+  add_output_options(*command, options->output,
+                     {OutputFormat::kText, OutputFormat::kJson, OutputFormat::kJsonl});
   command->add_option("--batch-size", options->batch_size, "Texts per forward pass")
       ->capture_default_str();
-  command->add_option("--threads", options->threads, "Threads (0: every CPU this process may use)")
-      ->capture_default_str();
+  command->add_option("--batch", options->batch_size)->group("");  // as `bench` once spelled it
+  add_threads_option(*command, options->threads);
   command->add_flag("--truncate", options->truncate, "Cut texts longer than the model allows");
   command->add_flag("-v,--verbose", options->verbose,
                     "Describe the model in one line on stderr first (tinyenc info -m: all of it)");

@@ -1,5 +1,7 @@
 // `tinyenc tokenize`: show how a model's tokenizer cuts texts into pieces and ids, with each
 // token's byte range in the text (a table, or JSON for scripts).
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -11,6 +13,9 @@
 #include "tokenizer/load_tokenizer.h"
 #include "tokenizer/tokenizer_file.h"
 #include "tools/tinyenc/command.h"
+#include "tools/tinyenc/json_text.h"
+#include "tools/tinyenc/line_reader.h"
+#include "tools/tinyenc/options.h"
 
 namespace tinyenc::cli {
 namespace {
@@ -20,8 +25,7 @@ struct TokenizeOptions {
   std::string tokenizer_file;
   bool json = false;
   bool no_special = false;
-  bool pair = false;
-  std::vector<std::string> texts;
+  InputOptions input;
 };
 
 struct Input {
@@ -32,21 +36,48 @@ struct Input {
   Encoding encoding;
 };
 
-std::vector<Input> encode_all(const Tokenizer& tokenizer, const TokenizeOptions& options) {
-  if (options.pair && options.texts.size() % 2 != 0) {
-    throw UsageError("--pair takes the texts two at a time; got " +
-                     std::to_string(options.texts.size()));
+// The texts in order: the arguments ("-" standing for standard input's lines), then -i FILE's.
+std::vector<std::string> read_texts(const InputOptions& options) {
+  std::vector<std::string> texts;
+  const auto read_lines = [&](LineReader& reader) {
+    for (std::string line; reader.next(line) == LineReader::Status::kLine;) {
+      texts.push_back(line);
+    }
+  };
+  bool from_stdin = options.file == "-";
+  for (const std::string& text : options.texts) {
+    if (text == "-") {
+      from_stdin = true;
+    } else {
+      texts.push_back(text);
+    }
   }
+  if (!options.file.empty() && options.file != "-") {
+    LineReader file(options.file);
+    read_lines(file);
+  }
+  if (from_stdin) {
+    LineReader standard_input(STDIN_FILENO, "standard input");
+    read_lines(standard_input);
+  }
+  if (texts.empty()) throw UsageError("no input texts (give TEXT..., -i FILE or -)");
+  return texts;
+}
+
+std::vector<Input> encode_all(const Tokenizer& tokenizer, const TokenizeOptions& options) {
+  const std::vector<std::string> texts = read_texts(options.input);
+  const bool pair = options.input.pair;
   std::vector<Input> inputs;
-  const size_t step = options.pair ? 2 : 1;
-  for (size_t i = 0; i < options.texts.size(); i += step) {
+  for (size_t i = 0; i < texts.size(); ++i) {
     Input input;
-    input.label = (options.pair ? "pair " : "text ") + std::to_string(i / step + 1);
-    input.first = options.texts[i];
-    input.is_pair = options.pair;
+    input.label = (pair ? "pair " : "text ") + std::to_string(i + 1);
+    input.first = texts[i];
+    input.is_pair = pair;
     try {
-      if (options.pair) {
-        input.second = options.texts[i + 1];
+      if (pair) {
+        const auto [first, second] = split_pair(texts[i]);
+        input.first = std::string(first);
+        input.second = std::string(second);
         input.encoding = tokenizer.encode_pair(input.first, input.second, !options.no_special);
       } else {
         input.encoding = tokenizer.encode(input.first, !options.no_special);
@@ -158,12 +189,7 @@ RunCommand add_tokenize_command(CLI::App& root) {
                     "Print JSON: {\"inputs\": [{\"text\", \"tokens\", \"ids\", ...}]}");
   command->add_flag("--no-special", options->no_special,
                     "Leave out the template's special tokens ([CLS] [SEP], <s> </s>)");
-  command->add_flag("--pair", options->pair,
-                    "Take the texts two at a time as sentence pairs ([CLS] a [SEP] b [SEP])");
-  command
-      ->add_option("TEXT", options->texts,
-                   "Texts to tokenize (use -- before a text that starts with -)")
-      ->required();
+  add_input_options(*command, options->input);
 
   return [options]() -> int {
     if (options->model_dir.empty() && options->tokenizer_file.empty()) {
@@ -175,9 +201,7 @@ RunCommand add_tokenize_command(CLI::App& root) {
                                    : load_tokenizer_from_folder(options->model_dir);
     const std::vector<Input> inputs = encode_all(*tokenizer, *options);
     if (options->json) {
-      const std::string text =
-          to_json(*tokenizer, inputs)
-              .dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+      const std::string text = json_text(to_json(*tokenizer, inputs));
       std::printf("%s\n", text.c_str());
     } else {
       print_table(*tokenizer, inputs);

@@ -1,8 +1,7 @@
-// Reading back an SVG document this module wrote, far enough to trust it: well-formed XML
-// (balanced tags, quoted attributes, valid entities), a root <svg> with the SVG namespace and a
-// fixed size, and how many elements carry each class ("cell", "bar"). For tests, and for anyone
-// who wants to check a picture without a browser. Not a general XML parser: no DTDs, CDATA or
-// processing instructions other than the XML declaration.
+// Reading back an SVG document this module wrote, far enough to trust it: well-formed XML (as
+// libxml2 judges it), a root <svg> with the SVG namespace and a fixed size, and how many elements
+// carry each class ("cell", "bar"). For tests, and for anyone who wants to check a picture
+// without a browser.
 #pragma once
 
 #include <map>
