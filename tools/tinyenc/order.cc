@@ -30,9 +30,8 @@
 
 #include "engine/encoder.h"
 #include "engine/pe/position_encoding.h"
-#include "models/model.h"
+#include "models/pipeline.h"
 #include "tokenizer/char_classes.h"
-#include "tokenizer/load_tokenizer.h"
 #include "tokenizer/tokenizer_file.h"
 #include "tokenizer/utf8.h"
 #include "tools/tinyenc/command.h"
@@ -213,54 +212,28 @@ std::string_view unit_name(Unit unit) {
 // ---------------------------------------------------------------------------------------------
 // A model folder
 
+// The pipeline of one model folder, as the experiment uses it: sentences given as ids keep the
+// template's special tokens in place, and every forward pass keeps each layer's hidden states.
 class OrderModel {
  public:
-  OrderModel(const std::filesystem::path& dir, bool need_tokenizer) : dir_(dir) {
-    try {
-      model_ = load_model(dir);
-    } catch (const std::runtime_error& e) {
-      throw std::invalid_argument(e.what());  // a folder the user named that cannot be read
-    }
-    if (!model_.unused_tensors.empty()) {
-      std::fprintf(stderr, "tinyenc: warning: %s: %zu tensors not used by this model\n",
-                   dir.c_str(), model_.unused_tensors.size());
-    }
-    if (need_tokenizer) {
-      try {
-        tokenizer_ = load_tokenizer_from_folder(dir);
-      } catch (const std::invalid_argument& e) {
-        throw std::invalid_argument(std::string(e.what()) +
-                                    " (without a tokenizer, give sentences as --ids 1,2,3)");
-      }
-      if (tokenizer_->vocab_size() > model_.config.encoder.vocab_size) {
-        throw std::invalid_argument((dir / "config.json").string() +
-                                    ": vocab_size: smaller than the tokenizer's " +
-                                    std::to_string(tokenizer_->vocab_size()) + " tokens");
-      }
-    } else {
-      // --ids only: a tokenizer, when the folder has one that loads, still says which ids are
-      // its template's tokens (<s> </s>, [CLS] [SEP]), and those stay in place.
-      try {
-        tokenizer_ = load_tokenizer_from_folder(dir);
-      } catch (const std::exception&) {
-        tokenizer_.reset();
-      }
-    }
-    if (tokenizer_) {
-      for (const TemplateItem& item : tokenizer_->special_template().single) {
+  OrderModel(const std::filesystem::path& dir, bool need_tokenizer)
+      : pipeline_(dir, pipeline_options(need_tokenizer)) {
+    // --ids only: a tokenizer, when the folder has one that loads, still says which ids are
+    // its template's tokens (<s> </s>, [CLS] [SEP]), and those stay in place.
+    if (pipeline_.has_tokenizer()) {
+      for (const TemplateItem& item : pipeline_.tokenizer().special_template().single) {
         if (item.kind == TemplateItem::Kind::kSpecialToken) template_ids_.insert(item.id);
       }
     }
-    encoder_ = std::make_unique<Encoder>(model_.config.encoder, model_.weights);
   }
 
-  const std::filesystem::path& dir() const { return dir_; }
+  const std::filesystem::path& dir() const { return pipeline_.dir(); }
   std::string position_encoding() const {
-    return std::string(position_encoding_name(model_.config.encoder.position_encoding.kind));
+    return std::string(
+        position_encoding_name(pipeline_.model().config.encoder.position_encoding.kind));
   }
-  const Tokenizer* tokenizer() const { return tokenizer_.get(); }
-  int64_t layers() const { return model_.config.encoder.layers; }
-  const std::vector<std::string>& labels() const { return model_.config.labels; }
+  int64_t layers() const { return pipeline_.model().config.encoder.layers; }
+  const std::vector<std::string>& labels() const { return pipeline_.model().config.labels; }
 
   // The tokens of a text (with the template's special tokens), or an encoding of raw ids, in
   // which the ids of the template's special tokens count as special.
@@ -274,7 +247,7 @@ class OrderModel {
       }
     } else {
       try {
-        encoding = tokenizer_->encode(sentence.text);
+        encoding = pipeline_.tokenize(sentence.text);
       } catch (const std::invalid_argument& e) {  // text that is not UTF-8
         throw std::invalid_argument(describe(sentence) + ": " + e.what());
       }
@@ -284,54 +257,31 @@ class OrderModel {
   }
 
   // Ids in range and length within what the position encoding allows.
-  void check(const Encoding& encoding, const std::string& what) const {
-    const int64_t vocab = model_.config.encoder.vocab_size;
-    for (size_t i = 0; i < encoding.size(); ++i) {
-      if (encoding.ids[i] < 0 || encoding.ids[i] >= vocab) {
-        throw std::out_of_range(what + ": id " + std::to_string(encoding.ids[i]) +
-                                " is outside the vocabulary [0, " + std::to_string(vocab) + ")");
-      }
-    }
-    const int64_t limit = model_.config.max_sequence_length;
-    if (encoding.size() == 0) throw std::invalid_argument(what + ": no tokens");
-    if (limit > 0 && static_cast<int64_t>(encoding.size()) > limit) {
-      throw std::invalid_argument(what + ": " + std::to_string(encoding.size()) +
-                                  " tokens, longer than the model's " + std::to_string(limit));
-    }
-  }
+  void check(Encoding& encoding, const std::string& what) const { pipeline_.check(encoding, what); }
 
   // One padded forward pass keeping every layer's hidden states (and attention if asked).
   EncoderOutput forward(const std::vector<const Encoding*>& batch, bool attention) {
-    size_t seq = 0;
-    for (const Encoding* encoding : batch) seq = std::max(seq, encoding->size());
-    int32_t pad = 0;
-    if (tokenizer_ && tokenizer_->special_ids().pad) pad = *tokenizer_->special_ids().pad;
-    std::vector<int32_t> ids(batch.size() * seq, pad), types(ids.size(), 0), lengths;
-    for (size_t b = 0; b < batch.size(); ++b) {
-      std::copy(batch[b]->ids.begin(), batch[b]->ids.end(), ids.begin() + b * seq);
-      std::copy(batch[b]->token_type_ids.begin(), batch[b]->token_type_ids.end(),
-                types.begin() + b * seq);
-      lengths.push_back(static_cast<int32_t>(batch[b]->size()));
-    }
-    const bool with_types = model_.config.encoder.type_vocab_size > 0;
-    const EncoderInput input{static_cast<int64_t>(batch.size()), static_cast<int64_t>(seq),
-                             ids.data(), lengths.data(), with_types ? types.data() : nullptr};
     ForwardOptions options;
     options.layer_hidden_states = true;
     options.attention_probabilities = attention;
     try {
-      return encoder_->forward(input, options);
+      return pipeline_.forward(batch, options);
     } catch (const NonFiniteOutputError& e) {
-      throw std::invalid_argument(dir_.string() + ": " + e.what());
+      throw std::invalid_argument(dir().string() + ": " + e.what());
     }
   }
 
  private:
-  std::filesystem::path dir_;
-  LoadedModel model_;
-  std::unique_ptr<Tokenizer> tokenizer_;
+  static PipelineOptions pipeline_options(bool need_tokenizer) {
+    PipelineOptions options;
+    options.truncate_hint = "";  // reordering a cut sentence would measure something else
+    options.require_tokenizer = need_tokenizer;
+    options.tokenizer_hint = " (without a tokenizer, give sentences as --ids 1,2,3)";
+    return options;
+  }
+
+  Pipeline pipeline_;
   std::set<int32_t> template_ids_;  // ids of the tokenizer template's special tokens
-  std::unique_ptr<Encoder> encoder_;
 };
 
 // ---------------------------------------------------------------------------------------------
