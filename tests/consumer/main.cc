@@ -1,5 +1,5 @@
-#include <cstdio>
 #include <tinyenc/tinyenc.h>
+#include <cstdio>
 
 int main(int argc, char** argv) {
   if (argc != 3) return std::fprintf(stderr, "usage: %s MODEL_DIR TEXT\n", argv[0]), 2;
