@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 #include <utility>

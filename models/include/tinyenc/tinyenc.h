@@ -31,10 +31,12 @@ class Error : public std::runtime_error {
 };
 
 struct Options {
-  std::string pooling;        // "cls", "mean", "pooler" or "none"; empty: config.json's
-  bool normalize = false;     // L2-normalize the embeddings
-  bool truncate = false;      // cut texts longer than the model allows instead of refusing them
-  int threads = 0;            // threads of the forward pass; 0: the runtime's default
+  std::string pooling;     // "cls", "mean", "pooler" or "none"; empty: config.json's
+  bool normalize = false;  // L2-normalize the embeddings
+  bool truncate = false;   // cut texts longer than the model allows instead of refusing them
+  // Threads of the forward pass; 0: the runtime's default. One OpenMP pool serves the whole
+  // process, so this is process-wide: the last Model loaded with threads > 0 sets it.
+  int threads = 0;
   std::string dtype = "f32";  // weights and activations; only f32 is available yet
 };
 
@@ -51,6 +53,8 @@ struct Output {
   std::vector<float> hidden;     // last hidden states, [tokens, dimension()]
 };
 
+// A Model reuses its buffers from one call to the next: call it from one thread at a time (or
+// load one per thread).
 class Model {
  public:
   // Loads and checks the folder; throws Error.
