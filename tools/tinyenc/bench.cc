@@ -21,12 +21,12 @@
 #include "engine/onednn.h"
 #include "engine/random_encoder.h"
 #include "models/model.h"
+#include "models/pipeline.h"
 #include "tokenizer/tokenizer_file.h"
 #include "tools/tinyenc/command.h"
 #include "tools/tinyenc/json_text.h"
 #include "tools/tinyenc/options.h"
 #include "tools/tinyenc/output.h"
-#include "tools/tinyenc/pipeline.h"
 #include "tools/tinyenc/plot/latency_figure.h"
 
 namespace tinyenc::cli {

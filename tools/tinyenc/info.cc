@@ -10,12 +10,12 @@
 #include "engine/encoder.h"
 #include "engine/isa.h"
 #include "engine/onednn.h"
+#include "models/pipeline.h"
 #include "tokenizer/load_tokenizer.h"
 #include "tools/tinyenc/command.h"
 #include "tools/tinyenc/json_text.h"
 #include "tools/tinyenc/model_summary.h"
 #include "tools/tinyenc/options.h"
-#include "tools/tinyenc/pipeline.h"
 
 namespace tinyenc::cli {
 namespace {

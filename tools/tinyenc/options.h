@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "models/forward_memory.h"  // check_forward_memory, shared with the library
+
 namespace tinyenc {
 struct EncoderConfig;
 }
@@ -89,15 +91,5 @@ void check_range(const std::string& option, int64_t value, int64_t lowest, int64
 // The same for real numbers, which must also be finite (NaN and Inf compare false to every
 // bound, so a plain range check lets them through).
 void check_range(const std::string& option, double value, double lowest, double highest);
-
-// Bytes of activations one forward pass of `batch` sequences of `seq` tokens holds: the
-// [B, H, T, T] attention scores, and about a dozen [B, T, D]-sized buffers (hidden, residual,
-// normed, QKV, context, FFN).
-double forward_bytes(const EncoderConfig& config, int64_t batch, int64_t seq);
-
-// Throws std::invalid_argument, naming `what` and both sizes, when forward_bytes() exceeds the
-// machine's memory: refused in a line before it starts, rather than killed by the kernel.
-void check_forward_memory(const EncoderConfig& config, int64_t batch, int64_t seq,
-                          const std::string& what);
 
 }  // namespace tinyenc::cli

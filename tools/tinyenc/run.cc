@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/encoder.h"
+#include "models/pipeline.h"
 #include "tokenizer/tokenizer_file.h"
 #include "tools/tinyenc/command.h"
 #include "tools/tinyenc/json_text.h"
@@ -18,7 +19,6 @@
 #include "tools/tinyenc/model_summary.h"
 #include "tools/tinyenc/options.h"
 #include "tools/tinyenc/output.h"
-#include "tools/tinyenc/pipeline.h"
 
 namespace tinyenc::cli {
 namespace {

@@ -1,15 +1,15 @@
-#include "tools/tinyenc/pipeline.h"
+#include "models/pipeline.h"
 
 #include <algorithm>
 #include <cstdio>
+#include <new>
 #include <stdexcept>
 
+#include "models/forward_memory.h"
 #include "tokenizer/load_tokenizer.h"
 #include "tokenizer/tokenizer_file.h"
-#include "tools/tinyenc/command.h"
-#include "tools/tinyenc/options.h"
 
-namespace tinyenc::cli {
+namespace tinyenc {
 
 LoadedModel load_user_model(const std::filesystem::path& dir) {
   try {
@@ -29,11 +29,15 @@ Pipeline::Pipeline(const std::filesystem::path& model_dir, const PipelineOptions
   }
   try {
     tokenizer_ = load_tokenizer_from_folder(model_dir);
-  } catch (const std::runtime_error& e) {
-    throw std::invalid_argument(e.what());
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {  // std::invalid_argument for a bad file, or one unreadable
+    if (options.require_tokenizer) {
+      throw std::invalid_argument(std::string(e.what()) + options.tokenizer_hint);
+    }
   }
   const EncoderConfig& config = model_.config.encoder;
-  if (tokenizer_->vocab_size() > config.vocab_size) {
+  if (tokenizer_ && tokenizer_->vocab_size() > config.vocab_size) {
     throw std::invalid_argument(
         (model_dir / "config.json").string() + ": vocab_size: the tokenizer has " +
         std::to_string(tokenizer_->vocab_size()) + " tokens but the embedding table only " +
@@ -42,7 +46,8 @@ Pipeline::Pipeline(const std::filesystem::path& model_dir, const PipelineOptions
   EncoderConfig encoder_config = config;
   if (options.pooling) {
     if (*options.pooling == Pooling::kPooler && !config.has_pooler) {
-      throw UsageError("--pooling pooler: " + model_dir.string() + " has no pooler weights");
+      throw std::invalid_argument("--pooling pooler: " + model_dir.string() +
+                                  " has no pooler weights");
     }
     encoder_config.pooling = *options.pooling;
   }
@@ -55,15 +60,25 @@ std::string Pipeline::label_name(int64_t label) const {
   return "LABEL_" + std::to_string(label);
 }
 
-void Pipeline::check_length(Encoding& encoding, const std::string& what) const {
+void Pipeline::check(Encoding& encoding, const std::string& what) const {
+  const int64_t vocab = model_.config.encoder.vocab_size;
+  for (size_t i = 0; i < encoding.size(); ++i) {
+    if (encoding.ids[i] < 0 || encoding.ids[i] >= vocab) {
+      throw std::out_of_range(what + ": id " + std::to_string(encoding.ids[i]) + " (position " +
+                              std::to_string(i) + ") is outside the vocabulary [0, " +
+                              std::to_string(vocab) + ")");
+    }
+  }
   const int64_t limit = model_.config.max_sequence_length;
   const int64_t tokens = static_cast<int64_t>(encoding.size());
   if (tokens == 0) throw std::invalid_argument(what + ": no tokens");
   if (limit <= 0 || tokens <= limit) return;
   if (!options_.truncate) {
-    throw std::invalid_argument(what + ": " + std::to_string(tokens) +
-                                " tokens, longer than the model's " + std::to_string(limit) +
-                                " (max_position_embeddings); use --truncate to cut it");
+    std::string message = what + ": " + std::to_string(tokens) +
+                          " tokens, longer than the model's " + std::to_string(limit) +
+                          " (max_position_embeddings)";
+    if (!options_.truncate_hint.empty()) message.append("; ").append(options_.truncate_hint);
+    throw std::invalid_argument(message);
   }
   // Hugging Face's "longest_first": the template's special tokens all stay, and one token at a
   // time comes off the end of the longer text (the second on a tie) until the rest fits.
@@ -93,50 +108,51 @@ void Pipeline::check_length(Encoding& encoding, const std::string& what) const {
   encoding = std::move(cut);
 }
 
-Encoding Pipeline::encode(const std::string& text, bool pair) const {
-  Encoding encoding;
-  if (pair) {
-    const size_t tab = text.find('\t');
-    if (tab == std::string::npos) {
-      throw std::invalid_argument("--pair: no tab between the two texts of " + in_quotes(text));
-    }
-    encoding = tokenizer_->encode_pair(std::string_view(text).substr(0, tab),
-                                       std::string_view(text).substr(tab + 1));
-  } else {
-    encoding = tokenizer_->encode(text);
+Encoding Pipeline::tokenize(const std::string& text, bool pair) const {
+  if (!tokenizer_) throw std::invalid_argument(dir_.string() + ": no tokenizer for texts");
+  if (!pair) return tokenizer_->encode(text);
+  const size_t tab = text.find('\t');
+  if (tab == std::string::npos) {
+    throw std::invalid_argument("--pair: no tab between the two texts of " + in_quotes(text));
   }
-  check_length(encoding, "text " + in_quotes(text));
+  return tokenizer_->encode_pair(std::string_view(text).substr(0, tab),
+                                 std::string_view(text).substr(tab + 1));
+}
+
+Encoding Pipeline::encode(const std::string& text, bool pair) const {
+  Encoding encoding = tokenize(text, pair);
+  check(encoding, "text " + in_quotes(text));
   return encoding;
 }
 
 Encoding Pipeline::encode_ids(const std::vector<int32_t>& ids) const {
   Encoding encoding;
-  const int64_t vocab = model_.config.encoder.vocab_size;
-  for (size_t i = 0; i < ids.size(); ++i) {
-    if (ids[i] < 0 || ids[i] >= vocab) {
-      throw std::out_of_range("--ids: id " + std::to_string(ids[i]) + " (position " +
-                              std::to_string(i) + ") is outside the vocabulary [0, " +
-                              std::to_string(vocab) + ")");
+  for (int32_t id : ids) {
+    // Ids the tokenizer does not know (the check below refuses those outside the embedding
+    // table) show as #<id>.
+    std::string token = "#";
+    if (tokenizer_ && id >= 0 && id < tokenizer_->vocab_size()) {
+      token = tokenizer_->id_to_token(id);
+    } else {
+      token.append(std::to_string(id));
     }
-    const std::string token = ids[i] < tokenizer_->vocab_size() ? tokenizer_->id_to_token(ids[i])
-                                                                : "#" + std::to_string(ids[i]);
-    encoding.append(token, ids[i], 0, TokenSource::kFirst, {});
+    encoding.append(std::move(token), id, 0, TokenSource::kFirst, {});
   }
-  check_length(encoding, "--ids");
+  check(encoding, "--ids");
   return encoding;
 }
 
-std::vector<TextOutput> Pipeline::run(const std::vector<Encoding>& batch, bool keep_hidden,
-                                      const ForwardOptions& options, EncoderOutput* raw) {
+EncoderOutput Pipeline::forward(const std::vector<const Encoding*>& batch,
+                                const ForwardOptions& options) {
   const int64_t size = static_cast<int64_t>(batch.size());
   int64_t seq = 0;
-  for (const Encoding& encoding : batch) seq = std::max<int64_t>(seq, encoding.size());
-  const int32_t pad = tokenizer_->special_ids().pad.value_or(0);
+  for (const Encoding* encoding : batch) seq = std::max<int64_t>(seq, encoding->size());
+  const int32_t pad = tokenizer_ ? tokenizer_->special_ids().pad.value_or(0) : 0;
   std::vector<int32_t> ids(static_cast<size_t>(size * seq), pad);
   std::vector<int32_t> types(ids.size(), 0);
   std::vector<int32_t> lengths;
   for (int64_t b = 0; b < size; ++b) {
-    const Encoding& encoding = batch[static_cast<size_t>(b)];
+    const Encoding& encoding = *batch[static_cast<size_t>(b)];
     std::copy(encoding.ids.begin(), encoding.ids.end(), ids.begin() + b * seq);
     std::copy(encoding.token_type_ids.begin(), encoding.token_type_ids.end(),
               types.begin() + b * seq);
@@ -147,7 +163,17 @@ std::vector<TextOutput> Pipeline::run(const std::vector<Encoding>& batch, bool k
   const bool with_types = model_.config.encoder.type_vocab_size > 0;
   const EncoderInput input{size, seq, ids.data(), lengths.data(),
                            with_types ? types.data() : nullptr};
-  EncoderOutput output = encoder_->forward(input, options);
+  return encoder_->forward(input, options);
+}
+
+std::vector<TextOutput> Pipeline::run(const std::vector<Encoding>& batch, bool keep_hidden,
+                                      const ForwardOptions& options, EncoderOutput* raw) {
+  std::vector<const Encoding*> pointers;
+  for (const Encoding& encoding : batch) pointers.push_back(&encoding);
+  EncoderOutput output = forward(pointers, options);
+  const int64_t size = static_cast<int64_t>(batch.size());
+  int64_t seq = 0;
+  for (const Encoding& encoding : batch) seq = std::max<int64_t>(seq, encoding.size());
 
   const int64_t d = output.d_model;
   const int64_t labels = model_.config.encoder.num_labels;
@@ -168,11 +194,11 @@ std::vector<TextOutput> Pipeline::run(const std::vector<Encoding>& batch, bool k
     }
     if (keep_hidden) {
       const auto begin = output.last_hidden.begin() + b * seq * d;
-      result.hidden.assign(begin, begin + lengths[static_cast<size_t>(b)] * d);
+      result.hidden.assign(begin, begin + static_cast<int64_t>(result.encoding.size()) * d);
     }
   }
   if (raw) *raw = std::move(output);
   return results;
 }
 
-}  // namespace tinyenc::cli
+}  // namespace tinyenc

@@ -1,0 +1,86 @@
+// Text in, model outputs out: a model folder's tokenizer and encoder joined, with batching and
+// the length limit of the model's position encoding. The one path from text to outputs: the
+// public tinyenc::Model is built on it, and so are the program's `run`, `order` and `bench -m`,
+// which also reach the hidden states and attention it keeps out of the public header.
+//
+// Errors keep the standard types the loaders throw: std::invalid_argument and std::out_of_range
+// for bad input (a folder that cannot be read is the user's, not tinyenc's failure), anything
+// else for a failure of tinyenc's.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/encoder.h"
+#include "models/model.h"
+#include "tokenizer/tokenizer.h"
+
+namespace tinyenc {
+
+// load_model for a folder the user named: one that cannot be read is bad input, not a failure
+// of tinyenc's, so the loaders' std::runtime_error becomes std::invalid_argument.
+LoadedModel load_user_model(const std::filesystem::path& dir);
+
+struct PipelineOptions {
+  std::optional<Pooling> pooling;  // override config.json's
+  bool truncate = false;           // cut inputs longer than the model allows instead of failing
+  // Ends the message refusing a text that is too long: how this caller's user asks to cut it
+  // (empty when they cannot).
+  std::string truncate_hint = "use --truncate to cut it";
+  // A folder without a tokenizer can still run raw ids when the caller needs no texts.
+  bool require_tokenizer = true;
+  // Appended to the error of a required tokenizer that does not load.
+  std::string tokenizer_hint;
+};
+
+// One input's outputs. Rows of `hidden` past the input's length never exist here.
+struct TextOutput {
+  Encoding encoding;
+  std::vector<float> logits, probabilities;  // empty without a classification head
+  std::vector<float> embedding;              // pooled, [d_model]; empty with pooling none
+  std::vector<float> hidden;                 // [tokens, d_model], when asked for
+  int64_t label = -1;                        // argmax of the logits
+};
+
+class Pipeline {
+ public:
+  explicit Pipeline(const std::filesystem::path& model_dir, const PipelineOptions& options = {});
+
+  const LoadedModel& model() const { return model_; }
+  bool has_tokenizer() const { return tokenizer_ != nullptr; }
+  // Only with has_tokenizer() (always, unless the options made it optional).
+  const Tokenizer& tokenizer() const { return *tokenizer_; }
+  Encoder& encoder() { return *encoder_; }
+  const std::filesystem::path& dir() const { return dir_; }
+  std::string label_name(int64_t label) const;
+
+  // The tokenizer alone (pairs split at the first tab when `pair`); no limits checked.
+  Encoding tokenize(const std::string& text, bool pair = false) const;
+  // tokenize() and check(), the text named in errors.
+  Encoding encode(const std::string& text, bool pair = false) const;
+  // An encoding of raw ids (no tokenizer needed); checked, named "--ids" in errors.
+  Encoding encode_ids(const std::vector<int32_t>& ids) const;
+  // Every id inside the vocabulary and the length within what the position encoding allows
+  // (cut to fit with the truncate option); `what` names the input in errors.
+  void check(Encoding& encoding, const std::string& what) const;
+
+  // One padded forward pass over the encodings, as the engine returns it.
+  EncoderOutput forward(const std::vector<const Encoding*>& batch,
+                        const ForwardOptions& options = {});
+  // Runs the encodings as one padded batch, split per input.
+  std::vector<TextOutput> run(const std::vector<Encoding>& batch, bool keep_hidden,
+                              const ForwardOptions& options = {}, EncoderOutput* raw = nullptr);
+
+ private:
+  std::filesystem::path dir_;
+  PipelineOptions options_;
+  LoadedModel model_;
+  std::unique_ptr<Tokenizer> tokenizer_;
+  std::unique_ptr<Encoder> encoder_;
+};
+
+}  // namespace tinyenc

@@ -1,0 +1,200 @@
+// <tinyenc/tinyenc.h> on top of the pipeline: the standard exceptions of the loaders and the
+// engine become tinyenc::Error, bad input told apart from tinyenc's own failures.
+#include <tinyenc/tinyenc.h>
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <new>
+#include <optional>
+#include <stdexcept>
+#include <thread>
+#include <utility>
+
+#include "models/pipeline.h"
+
+namespace tinyenc {
+namespace {
+
+// Texts per forward pass: a padded batch grows with its longest text, so a long list goes in
+// slices rather than as one batch that might not fit in memory.
+constexpr size_t kBatch = 32;
+
+// Runs `work`, turning what it throws into Error. The CLI sorts the same exceptions the same
+// way into its exit codes (2: bad input, 1: failure).
+template <typename Work>
+auto guarded(Work&& work) -> decltype(work()) {
+  try {
+    return work();
+  } catch (const Error&) {
+    throw;
+  } catch (const std::invalid_argument& e) {
+    throw Error(Error::Kind::kBadInput, e.what());
+  } catch (const std::out_of_range& e) {
+    throw Error(Error::Kind::kBadInput, e.what());
+  } catch (const std::filesystem::filesystem_error& e) {
+    throw Error(Error::Kind::kBadInput, e.path1().string() + ": " + e.code().message());
+  } catch (const std::bad_alloc&) {
+    throw Error(Error::Kind::kInternal, "out of memory");
+  } catch (const std::exception& e) {
+    throw Error(Error::Kind::kInternal, e.what());
+  }
+}
+
+Error bad_input(const std::string& message) { return Error(Error::Kind::kBadInput, message); }
+
+std::optional<Pooling> parse_pooling(const std::string& name) {
+  if (name.empty()) return std::nullopt;
+  for (Pooling pooling : {Pooling::kCls, Pooling::kMean, Pooling::kPooler, Pooling::kNone}) {
+    if (pooling_name(pooling) == name) return pooling;
+  }
+  throw bad_input("pooling: expected cls, mean, pooler or none, got '" + name + "'");
+}
+
+// The dtypes the design names; a later change makes bf16 and int8 run.
+void check_dtype(const std::string& dtype) {
+  if (dtype == "f32") return;
+  if (dtype == "bf16" || dtype == "int8") {
+    throw bad_input("dtype " + dtype + ": not available in this version of tinyenc (only f32)");
+  }
+  throw bad_input("dtype '" + dtype + "': expected f32, bf16 or int8");
+}
+
+void check_threads(int threads) {
+  // Past the CPUs more threads only time-slice the same cores; far past them the OpenMP
+  // runtime fails to create its pool.
+  const int most = 4 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (threads < 0 || threads > most) {
+    throw bad_input("threads " + std::to_string(threads) + ": expected 0 (the default) to " +
+                    std::to_string(most) + " (4 threads per CPU)");
+  }
+}
+
+void normalize(std::vector<float>& values) {
+  double norm = 0.0;
+  for (float value : values) norm += double(value) * value;
+  norm = std::sqrt(norm);
+  if (norm > 0.0) {
+    for (float& value : values) value = static_cast<float>(value / norm);
+  }
+}
+
+}  // namespace
+
+Error::Error(Kind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+
+struct Model::Impl {
+  Impl(const std::string& folder, const PipelineOptions& pipeline_options, const Options& options)
+      : options(options), pipeline(folder, pipeline_options) {}
+
+  // The encodings in slices of kBatch, one TextOutput each, in order.
+  std::vector<TextOutput> run(std::vector<Encoding> encodings, bool keep_hidden) {
+    std::vector<TextOutput> outputs;
+    for (size_t begin = 0; begin < encodings.size(); begin += kBatch) {
+      const size_t end = std::min(encodings.size(), begin + kBatch);
+      std::vector<Encoding> batch(std::make_move_iterator(encodings.begin() + begin),
+                                  std::make_move_iterator(encodings.begin() + end));
+      std::vector<TextOutput> done;
+      try {
+        done = pipeline.run(batch, keep_hidden);
+      } catch (const NonFiniteOutputError& e) {
+        // The weights overflow float32 on this input: the folder's problem, not tinyenc's.
+        throw bad_input(pipeline.dir().string() + ": input " +
+                        std::to_string(begin + static_cast<size_t>(e.sequence) + 1) + ": " +
+                        e.what());
+      }
+      for (TextOutput& output : done) {
+        if (options.normalize) normalize(output.embedding);
+        outputs.push_back(std::move(output));
+      }
+    }
+    return outputs;
+  }
+
+  std::vector<TextOutput> run_texts(const std::vector<std::string>& texts) {
+    std::vector<Encoding> encodings;
+    for (const std::string& text : texts) encodings.push_back(pipeline.encode(text));
+    return run(std::move(encodings), false);
+  }
+
+  Options options;
+  Pipeline pipeline;
+};
+
+Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Model::Model(Model&&) noexcept = default;
+Model& Model::operator=(Model&&) noexcept = default;
+Model::~Model() = default;
+
+Model Model::load(const std::string& folder, const Options& options) {
+  return guarded([&] {
+    check_dtype(options.dtype);
+    check_threads(options.threads);
+    PipelineOptions pipeline_options;
+    pipeline_options.pooling = parse_pooling(options.pooling);
+    pipeline_options.truncate = options.truncate;
+    pipeline_options.truncate_hint = "set Options::truncate to cut it";
+    auto impl = std::make_unique<Impl>(folder, pipeline_options, options);
+    if (options.threads > 0) set_threads(options.threads);
+    return Model(std::move(impl));
+  });
+}
+
+std::vector<std::vector<float>> Model::embed(const std::vector<std::string>& texts) {
+  return guarded([&] {
+    if (impl_->pipeline.encoder().config().pooling == Pooling::kNone) {
+      throw bad_input(impl_->pipeline.dir().string() +
+                      ": pooling none gives no embedding (choose cls, mean or pooler)");
+    }
+    std::vector<std::vector<float>> embeddings;
+    for (TextOutput& output : impl_->run_texts(texts)) {
+      embeddings.push_back(std::move(output.embedding));
+    }
+    return embeddings;
+  });
+}
+
+std::vector<Classification> Model::classify(const std::vector<std::string>& texts) {
+  return guarded([&] {
+    if (impl_->pipeline.model().config.encoder.num_labels == 0) {
+      throw bad_input(impl_->pipeline.dir().string() + ": no classification head to classify with");
+    }
+    if (impl_->pipeline.encoder().config().pooling == Pooling::kNone) {
+      throw bad_input(impl_->pipeline.dir().string() +
+                      ": pooling none leaves the classification head out");
+    }
+    std::vector<Classification> classifications;
+    for (TextOutput& output : impl_->run_texts(texts)) {
+      classifications.push_back({impl_->pipeline.label_name(output.label), output.label,
+                                 std::move(output.probabilities)});
+    }
+    return classifications;
+  });
+}
+
+std::vector<Output> Model::forward(const std::vector<std::vector<int32_t>>& ids) {
+  return guarded([&] {
+    std::vector<Encoding> encodings;
+    for (const std::vector<int32_t>& sequence : ids) {
+      Encoding encoding;
+      for (int32_t id : sequence) encoding.append("", id, 0, TokenSource::kFirst, {});
+      impl_->pipeline.check(encoding, "ids " + std::to_string(encodings.size() + 1));
+      encodings.push_back(std::move(encoding));
+    }
+    std::vector<Output> outputs;
+    for (TextOutput& output : impl_->run(std::move(encodings), true)) {
+      outputs.push_back(
+          {std::move(output.embedding), std::move(output.logits), std::move(output.hidden)});
+    }
+    return outputs;
+  });
+}
+
+int64_t Model::dimension() const { return impl_->pipeline.model().config.encoder.d_model; }
+
+const std::vector<std::string>& Model::labels() const {
+  return impl_->pipeline.model().config.labels;
+}
+
+int64_t Model::max_tokens() const { return impl_->pipeline.model().config.max_sequence_length; }
+
+}  // namespace tinyenc

@@ -1,0 +1,106 @@
+// The measuring half of `tinyenc order`: a sentence and its reorderings encoded for one model
+// (through the library's pipeline: no loader of its own), run in batches, and the distances
+// between the original's outputs and each reordering's, pooled and layer by layer.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine/encoder.h"
+#include "engine/pe/position_encoding.h"
+#include "models/pipeline.h"
+#include "tools/tinyenc/order/perturbation.h"
+
+namespace tinyenc::cli::order {
+
+// One sentence: a text, or raw token ids from --ids (shown as "3,1,4").
+struct Sentence {
+  std::string text;
+  std::optional<std::vector<int32_t>> ids;
+  std::string origin;  // for errors: "sentence 2", "FILE line 3", "--ids 3,1,4"
+};
+
+// The sentence as errors name it: where it came from and, when printable, the text.
+std::string describe(const Sentence& sentence);
+
+// The pipeline of one model folder, as the experiment uses it: sentences given as ids keep the
+// template's special tokens in place, and every forward pass keeps each layer's hidden states.
+class MeasuredModel {
+ public:
+  MeasuredModel(const std::filesystem::path& dir, bool need_tokenizer);
+
+  const std::filesystem::path& dir() const { return pipeline_.dir(); }
+  std::string position_encoding() const {
+    return std::string(
+        position_encoding_name(pipeline_.model().config.encoder.position_encoding.kind));
+  }
+  int64_t layers() const { return pipeline_.model().config.encoder.layers; }
+  const std::vector<std::string>& labels() const { return pipeline_.model().config.labels; }
+
+  // The tokens of a text (with the template's special tokens), or an encoding of raw ids, in
+  // which the ids of the template's special tokens count as special.
+  Encoding encode(const Sentence& sentence) const;
+
+  // Ids in range and length within what the position encoding allows.
+  void check(Encoding& encoding, const std::string& what) const { pipeline_.check(encoding, what); }
+
+  // One padded forward pass keeping every layer's hidden states (and attention if asked).
+  EncoderOutput forward(const std::vector<const Encoding*>& batch, bool attention);
+
+ private:
+  static PipelineOptions pipeline_options(bool need_tokenizer);
+
+  Pipeline pipeline_;
+  std::set<int32_t> template_ids_;  // ids of the tokenizer template's special tokens
+};
+
+struct Variant {
+  std::string name;        // the reordering, or "compare"
+  std::vector<int> order;  // empty for --compare
+  std::string text;        // the reordered text as a person reads it
+  Encoding encoding;
+  // alignment[t]: the position in `encoding` of the original's token t, when every token can be
+  // followed to its new place; nullopt when the reordered text tokenizes differently.
+  std::optional<std::vector<size_t>> alignment;
+};
+
+struct Experiment {
+  Sentence sentence;
+  Encoding encoding;
+  std::vector<Variant> variants;
+};
+
+// Token unit: the ids themselves are permuted, template tokens ([CLS] [SEP], <s> </s>) stay in
+// place.
+void reorder_tokens(const MeasuredModel& model, const PerturbationSpec& spec,
+                    Experiment& experiment, const std::string& what);
+// Char and word units: the reordered text is built and tokenized afresh.
+void reorder_text(const MeasuredModel& model, const PerturbationSpec& spec, Unit unit,
+                  Experiment& experiment, const std::string& what);
+
+struct Result {
+  size_t model = 0;     // index into the models
+  size_t sentence = 0;  // index of the original (A of a --compare pair)
+  std::string text, perturbation, perturbed_text;
+  std::vector<int> order;
+  double cosine_distance = 0;
+  std::optional<double> max_abs_logit_delta;
+  int64_t label = -1, perturbed_label = -1;
+  std::vector<double> layer_distances;
+  bool token_aligned = false;
+};
+
+// 1 - cos(a, b) over n values; 0 for two zero vectors, 1 for one.
+double cosine_distance(const float* a, const float* b, int64_t n);
+
+// The original and each of the experiment's variants run through the model, one Result per
+// variant in order (its text, perturbation and order filled in; model and sentence left to the
+// caller).
+std::vector<Result> measure_experiment(MeasuredModel& model, const Experiment& experiment);
+
+}  // namespace tinyenc::cli::order

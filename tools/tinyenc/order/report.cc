@@ -1,0 +1,265 @@
+#include "tools/tinyenc/order/report.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+
+#include "tools/tinyenc/output.h"
+#include "tools/tinyenc/plot/text_metrics.h"
+
+namespace tinyenc::cli::order {
+namespace {
+
+std::string number(double value) {
+  if (value == 0) return "0";
+  char buffer[32];
+  // Noise-level distances (1e-15 for an order-blind model) show as such, not as 0.0000.
+  if (std::abs(value) < 1e-4) {
+    std::snprintf(buffer, sizeof buffer, "%.1e", value);
+  } else {
+    std::snprintf(buffer, sizeof buffer, "%.4f", value);
+  }
+  return buffer;
+}
+
+// Shortest text that reads back as the same float32.
+std::string shortest(double value) {
+  char buffer[32];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, static_cast<float>(value));
+  return std::string(buffer, result.ptr);
+}
+
+std::string pad(const std::string& text, int columns) {
+  return text +
+         std::string(static_cast<size_t>(std::max(0, columns - plot::display_columns(text))), ' ');
+}
+
+std::string render_table(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<int> widths;
+  for (const auto& row : rows) {
+    widths.resize(std::max(widths.size(), row.size()), 0);
+    for (size_t c = 0; c < row.size(); ++c) {
+      widths[c] = std::max(widths[c], plot::display_columns(row[c]));
+    }
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line = "  ";
+    for (size_t c = 0; c < row.size(); ++c) {
+      line += c + 1 == row.size() ? row[c] : pad(row[c], widths[c]) + "  ";
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string label_of(const Report& report, size_t model, int64_t label) {
+  if (label < 0) return "-";
+  const std::vector<std::string>& names = report.labels[model];
+  return label < static_cast<int64_t>(names.size()) ? names[static_cast<size_t>(label)]
+                                                    : "LABEL_" + std::to_string(label);
+}
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+}  // namespace
+
+std::string table(const Report& report, size_t sentence_count) {
+  std::string out;
+  bool any_mean_pooled = false;
+  for (size_t s = 0; s < sentence_count; s += report.compare ? 2 : 1) {
+    std::vector<std::vector<const Result*>> by_model(report.model_names.size());
+    for (const Result& result : report.results) {
+      if (result.sentence == s) by_model[result.model].push_back(&result);
+    }
+    size_t variants = 0;
+    std::set<std::string> texts;
+    for (const auto& results : by_model) {
+      variants = std::max(variants, results.size());
+      for (const Result* result : results) texts.insert(result->perturbed_text);
+    }
+    const Result& first = *by_model[0][0];
+    const bool single = variants == 1;
+    if (report.compare) {
+      out += "A: " + first.text + "\nB: " + first.perturbed_text + "\n";
+    } else if (single && texts.size() == 1) {
+      out += first.text + "  \u2192  " + first.perturbed_text + "  (" + first.perturbation +
+             ", by " + std::string(unit_name(report.unit)) + ")\n";
+    } else {
+      out += first.text + "  (" + report.perturbation + " by " +
+             std::string(unit_name(report.unit)) + ": " + std::to_string(variants) +
+             " reorderings" + (single ? "" : "; means over them, max the largest") + ")\n";
+    }
+    const bool text_column = single && texts.size() > 1;
+    std::vector<std::vector<std::string>> rows;
+    std::vector<std::string> header = {"model", "pe"};
+    if (text_column) header.push_back("reordered text");
+    if (report.compare) {
+      header.insert(header.end(), {"label A", "label B", "cos distance"});
+    } else if (single) {
+      header.insert(header.end(), {"label", "reordered label", "cos distance"});
+    } else {
+      header.insert(header.end(), {"label", "flips", "cos distance", "max"});
+    }
+    header.insert(header.end(), {"max |\u0394logit|", "layer distances (0 = embeddings)"});
+    rows.push_back(header);
+    for (size_t m = 0; m < by_model.size(); ++m) {
+      const std::vector<const Result*>& results = by_model[m];
+      if (results.empty()) continue;
+      std::vector<std::string> row = {report.model_names[m], report.model_pe[m]};
+      if (text_column) row.push_back(results[0]->perturbed_text);
+      double sum = 0, largest = 0;
+      std::optional<double> logit_delta;
+      int flips = 0;
+      bool aligned = true;
+      std::vector<double> layers(results[0]->layer_distances.size(), 0.0);
+      for (const Result* result : results) {
+        sum += result->cosine_distance;
+        largest = std::max(largest, result->cosine_distance);
+        if (result->max_abs_logit_delta) {
+          logit_delta = std::max(logit_delta.value_or(0.0), *result->max_abs_logit_delta);
+        }
+        flips += result->label != result->perturbed_label;
+        aligned = aligned && result->token_aligned;
+        for (size_t l = 0; l < layers.size(); ++l) layers[l] += result->layer_distances[l];
+      }
+      const size_t n = results.size();
+      row.push_back(label_of(report, m, results[0]->label));
+      if (single) {
+        std::string label_b = label_of(report, m, results[0]->perturbed_label);
+        if (results[0]->label >= 0 && flips) label_b += " (flip)";
+        row.push_back(label_b);
+        row.push_back(number(sum));
+      } else {
+        row.push_back(results[0]->label >= 0 ? std::to_string(flips) + "/" + std::to_string(n)
+                                             : "-");
+        row.push_back(number(sum / static_cast<double>(n)));
+        row.push_back(number(largest));
+      }
+      row.push_back(logit_delta ? number(*logit_delta) : "-");
+      std::string distances;
+      for (double value : layers) {
+        if (!distances.empty()) distances += ' ';
+        distances += number(value / static_cast<double>(n));
+      }
+      if (!aligned) {
+        distances += " *";
+        any_mean_pooled = true;
+      }
+      row.push_back(distances);
+      rows.push_back(row);
+    }
+    out += render_table(rows) + "\n";
+  }
+  out +=
+      "cos distance: 1 - cos of the pooled outputs. Layer distance l: 1 - cos of the hidden "
+      "states\n"
+      "entering layer l+1 (the last is the output), token by token, each token followed to its "
+      "new\n"
+      "place: ~0 means the model has no order information yet.\n";
+  if (any_mean_pooled) {
+    out +=
+        "* the reordered text tokenized differently: these layer distances compare each layer's\n"
+        "mean hidden state instead.\n";
+  }
+  return out;
+}
+
+std::string to_json(const Report& report) {
+  using Json = nlohmann::ordered_json;
+  const auto rounded = [](double value) { return json_float(static_cast<float>(value)); };
+  std::string out = "{\"results\": [";
+  for (size_t r = 0; r < report.results.size(); ++r) {
+    const Result& result = report.results[r];
+    const bool labels = result.label >= 0;
+    Json item;
+    item["model"] = report.model_paths[result.model];
+    item["pe"] = report.model_pe[result.model];
+    item["text"] = result.text;
+    item["perturbation"] = result.perturbation;
+    item["unit"] = report.compare ? Json() : Json(unit_name(report.unit));
+    item["order"] = report.compare ? Json() : Json(result.order);
+    item["perturbed_text"] = result.perturbed_text;
+    item["cosine_distance"] = rounded(result.cosine_distance);
+    item["max_abs_logit_delta"] =
+        result.max_abs_logit_delta ? Json(rounded(*result.max_abs_logit_delta)) : Json();
+    item["label"] = labels ? Json(label_of(report, result.model, result.label)) : Json();
+    item["perturbed_label"] =
+        labels ? Json(label_of(report, result.model, result.perturbed_label)) : Json();
+    item["label_flipped"] = labels ? Json(result.label != result.perturbed_label) : Json();
+    item["layer_distances"] = Json::array();
+    for (double value : result.layer_distances) item["layer_distances"].push_back(rounded(value));
+    item["layer_alignment"] = result.token_aligned ? "token" : "mean";
+    // Bytes that are not UTF-8 (only a folder name can still hold them here) print as U+FFFD.
+    out += (r ? ",\n  " : "\n  ") + item.dump(-1, ' ', false, Json::error_handler_t::replace);
+  }
+  return out + "\n]}\n";
+}
+
+std::string to_csv(const Report& report) {
+  size_t layers = 0;
+  for (const Result& result : report.results) {
+    layers = std::max(layers, result.layer_distances.size());
+  }
+  std::string out =
+      "model,pe,text,perturbation,perturbed_text,cosine_distance,max_abs_logit_delta,label,"
+      "perturbed_label,label_flipped,layer_alignment";
+  for (size_t l = 0; l < layers; ++l) out += ",layer_" + std::to_string(l);
+  out += "\n";
+  for (const Result& result : report.results) {
+    const bool labels = result.label >= 0;
+    std::vector<std::string> fields = {
+        report.model_paths[result.model],
+        report.model_pe[result.model],
+        result.text,
+        result.perturbation,
+        result.perturbed_text,
+        shortest(result.cosine_distance),
+        result.max_abs_logit_delta ? shortest(*result.max_abs_logit_delta) : "",
+        labels ? label_of(report, result.model, result.label) : "",
+        labels ? label_of(report, result.model, result.perturbed_label) : "",
+        labels ? (result.label != result.perturbed_label ? "true" : "false") : "",
+        result.token_aligned ? "token" : "mean"};
+    for (size_t l = 0; l < layers; ++l) {
+      fields.push_back(l < result.layer_distances.size() ? shortest(result.layer_distances[l])
+                                                         : "");
+    }
+    for (size_t f = 0; f < fields.size(); ++f) {
+      if (f) out += ',';
+      out += csv_field(fields[f]);
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+std::vector<std::string> model_names(const std::vector<std::filesystem::path>& dirs) {
+  std::vector<std::string> names;
+  for (const std::filesystem::path& dir : dirs) {
+    std::string text = dir.string();
+    while (text.size() > 1 && text.back() == '/') text.pop_back();
+    names.push_back(std::filesystem::path(text).filename().string());
+  }
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (std::count(names.begin(), names.end(), names[i]) > 1) {
+      for (size_t j = 0; j < names.size(); ++j) names[j] = dirs[j].string();
+      break;
+    }
+  }
+  return names;
+}
+
+}  // namespace tinyenc::cli::order
