@@ -99,21 +99,6 @@ std::string detect_prefix(const TensorBinder& tensors, const std::string& prefix
   return !tensors.has(probe) && tensors.has(prefix + probe) ? prefix : "";
 }
 
-LayerWeights bind_bert_layer(TensorBinder& tensors, const std::string& name,
-                             const EncoderConfig& config) {
-  const int64_t d = config.d_model;
-  LayerWeights layer;
-  layer.query = tensors.linear(name + ".attention.self.query", d, d);
-  layer.key = tensors.linear(name + ".attention.self.key", d, d);
-  layer.value = tensors.linear(name + ".attention.self.value", d, d);
-  layer.attention_output = tensors.linear(name + ".attention.output.dense", d, d);
-  layer.attention_norm = tensors.norm(name + ".attention.output.LayerNorm", d);
-  layer.ffn_in = tensors.linear(name + ".intermediate.dense", config.ffn_dim, d);
-  layer.ffn_out = tensors.linear(name + ".output.dense", d, config.ffn_dim);
-  layer.ffn_norm = tensors.norm(name + ".output.LayerNorm", d);
-  return layer;
-}
-
 void bind_optional_pooler(TensorBinder& tensors, const std::string& name, ModelConfig& config,
                           EncoderWeights& weights) {
   EncoderConfig& encoder = config.encoder;

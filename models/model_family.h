@@ -20,11 +20,11 @@ struct ModelFamily {
   // Class-name prefix of its `architectures` ("Bert" in BertForSequenceClassification): picks
   // the family when model_type is missing.
   std::string_view architecture_prefix;
-  // The config.json keys of d_model and heads, for error messages.
-  std::string_view d_model_key;
-  std::string_view heads_key;
+  // The config.json keys of d_model and heads, for error messages: BertConfig's unless renamed.
+  std::string_view d_model_key = "hidden_size";
+  std::string_view heads_key = "num_attention_heads";
   // Our own family rejects unknown keys: a misspelt option must not be silently ignored.
-  bool reject_unknown_keys;
+  bool reject_unknown_keys = false;
   // Fills config.encoder (except has_pooler), config.labels and family-specific hints.
   void (*read_config)(JsonFields& fields, ModelConfig& config);
   // Maps the file's tensors onto weights; may set config.encoder.has_pooler.
@@ -42,7 +42,7 @@ extern const ModelFamily kTinyencFamily;
 const std::vector<const ModelFamily*>& model_families();
 const ModelFamily* find_model_family(std::string_view model_type);
 
-// Helpers the families share (config_readers.cc).
+// Helpers every family may use (model_family.cc; the BERT-shaped ones are in bert_common.h).
 
 // hidden_act / activation: gelu -> erf GELU; gelu_new, gelu_pytorch_tanh, gelu_fast -> tanh GELU;
 // relu.
@@ -67,10 +67,6 @@ bool is_sequence_classifier(const ModelConfig& config);
 // recognised by where the word embeddings are; "" when they are at the root.
 std::string detect_prefix(const TensorBinder& tensors, const std::string& prefix,
                           const std::string& probe);
-
-// One BERT encoder layer, encoder.layer.N.*: the layout BERT, RoBERTa, RoFormer and tinyenc share.
-LayerWeights bind_bert_layer(TensorBinder& tensors, const std::string& name,
-                             const EncoderConfig& config);
 
 // BERT-style pooler: <name>.weight/bias [d_model, d_model]; sets has_pooler when present and
 // requires it for pooler pooling.
