@@ -6,6 +6,7 @@
 
 #include "models/json_fields.h"
 #include "models/model_family.h"
+#include "models/sentence_transformers.h"
 #include "tokenizer/json_document.h"
 #include "tokenizer/regular_file.h"
 
@@ -141,7 +142,9 @@ ModelConfig read_model_config(const std::filesystem::path& dir) {
     if (e.code() != std::errc::no_such_file_or_directory) throw;
     throw std::runtime_error(path.string() + ": cannot open (a model folder needs config.json)");
   }
-  return parse_model_config(text, path.string());
+  ModelConfig config = parse_model_config(text, path.string());
+  read_sentence_transformers_modules(dir, config);
+  return config;
 }
 
 std::vector<std::string_view> supported_model_types() {

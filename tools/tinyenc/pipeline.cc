@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "models/normalize_embedding.h"
 #include "tokenizer/load_tokenizer.h"
 #include "tokenizer/tokenizer_file.h"
 #include "tools/tinyenc/command.h"
@@ -157,6 +158,7 @@ std::vector<TextOutput> Pipeline::run(const std::vector<Encoding>& batch, bool k
     result.encoding = batch[static_cast<size_t>(b)];
     if (!output.pooled.empty()) {
       result.embedding.assign(output.pooled.begin() + b * d, output.pooled.begin() + (b + 1) * d);
+      if (model_.config.normalize_embeddings) normalize_embedding(result.embedding);
     }
     if (labels > 0 && !output.logits.empty()) {  // pooling none leaves the head out
       result.logits.assign(output.logits.begin() + b * labels,
