@@ -7,18 +7,19 @@
 
 #include "models/bert_common.h"
 #include "models/model_family.h"
+#include "tokenizer/tokenizer_file.h"
 
 namespace tinyenc {
 namespace {
 
-void read_bert_config(JsonFields& fields, ModelConfig& config) {
+void read_bert_config(JsonField& fields, ModelConfig& config) {
   EncoderConfig& encoder = config.encoder;
   read_bert_sizes(fields, encoder, 2);
   // "relative_key" and "relative_key_query" (Shaw et al., Huang et al.) are other models.
   const std::string position_type = fields.text("position_embedding_type", "absolute");
   if (position_type != "absolute") {
     fields.fail("position_embedding_type",
-                quote_text(position_type) + " is not supported (only absolute)");
+                in_quotes(position_type) + " is not supported (only absolute)");
   }
   read_learned_positions(fields, config);
   if (is_sequence_classifier(config)) {
@@ -32,7 +33,7 @@ void read_bert_config(JsonFields& fields, ModelConfig& config) {
   encoder.num_labels = static_cast<int64_t>(config.labels.size());
 }
 
-void read_roberta_config(JsonFields& fields, ModelConfig& config) {
+void read_roberta_config(JsonField& fields, ModelConfig& config) {
   read_bert_config(fields, config);
   // RoBERTa numbers positions from padding_idx + 1 and gives pads padding_idx, with
   // padding_idx = pad_token_id (fairseq's make_positions).

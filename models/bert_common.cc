@@ -1,6 +1,7 @@
 #include "models/bert_common.h"
 
 #include "models/model_family.h"
+#include "tokenizer/tokenizer_file.h"
 
 namespace tinyenc {
 namespace {
@@ -23,7 +24,7 @@ LayerWeights bind_layer(TensorBinder& tensors, const std::string& name,
 
 }  // namespace
 
-void read_encoder_sizes(JsonFields& fields, EncoderConfig& encoder, const EncoderSizeKeys& keys) {
+void read_encoder_sizes(JsonField& fields, EncoderConfig& encoder, const EncoderSizeKeys& keys) {
   encoder.vocab_size = fields.required_integer("vocab_size", 1);
   encoder.d_model = fields.required_integer(keys.d_model, 1);
   encoder.heads = fields.required_integer(keys.heads, 1);
@@ -32,23 +33,23 @@ void read_encoder_sizes(JsonFields& fields, EncoderConfig& encoder, const Encode
   encoder.activation = read_activation(fields, keys.activation);
 }
 
-void read_bert_sizes(JsonFields& fields, EncoderConfig& encoder, int64_t default_type_vocab_size) {
+void read_bert_sizes(JsonField& fields, EncoderConfig& encoder, int64_t default_type_vocab_size) {
   read_encoder_sizes(fields, encoder);
   encoder.type_vocab_size = fields.integer("type_vocab_size", default_type_vocab_size, 0);
   encoder.layer_norm_eps = read_layer_norm_eps(fields, 1e-12);
 }
 
-void read_learned_positions(JsonFields& fields, ModelConfig& config) {
+void read_learned_positions(JsonField& fields, ModelConfig& config) {
   const int64_t max_positions = fields.integer("max_position_embeddings", 512, 1);
   config.max_position_embeddings = max_positions;
   config.encoder.position_encoding.kind = PositionEncodingKind::kLearned;
   config.encoder.position_encoding.max_positions = max_positions;
 }
 
-void read_cls_output(JsonFields& fields, ModelConfig& config, std::string_view head,
+void read_cls_output(JsonField& fields, ModelConfig& config, std::string_view head,
                      std::string_view base_model) {
   if (is_sequence_classifier(config)) {
-    fields.fail("architectures", quote_text(config.architecture) + " is not supported: its head (" +
+    fields.fail("architectures", in_quotes(config.architecture) + " is not supported: its head (" +
                                      std::string(head) +
                                      ") is not the engine's pooler (tanh) and classifier; " +
                                      std::string(base_model) + " is");

@@ -10,8 +10,8 @@
 
 #include "engine/encoder_weights.h"
 #include "models/config.h"
-#include "models/json_fields.h"
 #include "models/tensor_binder.h"
+#include "tokenizer/json_field.h"
 
 namespace tinyenc {
 
@@ -25,20 +25,20 @@ struct EncoderSizeKeys {
 };
 
 // vocab_size, then d_model, heads, layers, ffn_dim and the activation under `keys`.
-void read_encoder_sizes(JsonFields& fields, EncoderConfig& encoder,
+void read_encoder_sizes(JsonField& fields, EncoderConfig& encoder,
                         const EncoderSizeKeys& keys = {});
 
 // BertConfig's: the sizes, type_vocab_size (0 for none) and layer_norm_eps (default 1e-12).
-void read_bert_sizes(JsonFields& fields, EncoderConfig& encoder, int64_t default_type_vocab_size);
+void read_bert_sizes(JsonField& fields, EncoderConfig& encoder, int64_t default_type_vocab_size);
 
 // A learned table of max_position_embeddings rows (default 512, as BertConfig).
-void read_learned_positions(JsonFields& fields, ModelConfig& config);
+void read_learned_positions(JsonField& fields, ModelConfig& config);
 
 // A base model whose output is the [CLS] state. A *ForSequenceClassification is refused: its head
 // (`head`, e.g. "dense, hidden_act, out_proj") is not the engine's pooler (tanh) and classifier,
 // and `base_model` is what loads instead. id2label is checked, but a base model's default labels
 // mean nothing.
-void read_cls_output(JsonFields& fields, ModelConfig& config, std::string_view head,
+void read_cls_output(JsonField& fields, ModelConfig& config, std::string_view head,
                      std::string_view base_model);
 
 // One layer's tensors, below the layer's name.

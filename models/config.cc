@@ -49,7 +49,7 @@ const ModelFamily& family_of(JsonFields& fields, const std::string& architecture
 }
 
 std::string read_architecture(JsonFields& fields) {
-  const nlohmann::json* architectures = fields.find("architectures");
+  const nlohmann::json* architectures = fields.value_of("architectures");
   if (!architectures || architectures->is_null()) return "";
   if (!architectures->is_array()) fields.fail("architectures", "must be an array of class names");
   for (const nlohmann::json& name : *architectures) {

@@ -10,7 +10,7 @@
 namespace tinyenc {
 namespace {
 
-void read_distilbert_config(JsonFields& fields, ModelConfig& config) {
+void read_distilbert_config(JsonField& fields, ModelConfig& config) {
   read_encoder_sizes(fields, config.encoder,
                      {.d_model = "dim",
                       .heads = "n_heads",

@@ -10,7 +10,7 @@
 namespace tinyenc {
 namespace {
 
-void read_roformer_config(JsonFields& fields, ModelConfig& config) {
+void read_roformer_config(JsonField& fields, ModelConfig& config) {
   EncoderConfig& encoder = config.encoder;
   read_bert_sizes(fields, encoder, 2);
   config.max_position_embeddings = fields.integer("max_position_embeddings", 1536, 1);

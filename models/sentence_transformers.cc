@@ -7,9 +7,10 @@
 #include <system_error>
 #include <vector>
 
-#include "models/json_fields.h"
 #include "tokenizer/json_document.h"
+#include "tokenizer/json_field.h"
 #include "tokenizer/regular_file.h"
+#include "tokenizer/tokenizer_file.h"
 
 namespace tinyenc {
 namespace {
@@ -48,7 +49,7 @@ constexpr PoolingMode kPoolingModes[] = {
 
 Pooling read_pooling_config(const std::filesystem::path& path, const ModelConfig& config) {
   const nlohmann::json json = read_json(path, "modules.json lists it as the Pooling module");
-  JsonFields fields = JsonFields::file(json, path.string());
+  JsonField fields = JsonField::file(json, path.string());
   const int64_t dimension = fields.required_integer("word_embedding_dimension", 1);
   if (dimension != config.encoder.d_model) {
     fields.fail("word_embedding_dimension",
@@ -95,23 +96,23 @@ void read_sentence_transformers_modules(const std::filesystem::path& dir, ModelC
   std::optional<Pooling> pooling;
   bool normalize = false;
   for (size_t i = 0; i < modules.size(); ++i) {
-    JsonFields module = JsonFields::member(modules[i], file + ": [" + std::to_string(i) + "]");
+    JsonField module = JsonField::member(modules[i], file + ": [" + std::to_string(i) + "]");
     const std::string type = module.required_text("type");
     const std::string path = module.required_text("path");
     const std::string name =
         type.starts_with(kModuleType) ? type.substr(kModuleType.size()) : std::string();
     if (i >= expected.size() || name != expected[i]) {
-      module.fail("type", quote_text(type) + " is not supported here (tinyenc runs " +
+      module.fail("type", in_quotes(type) + " is not supported here (tinyenc runs " +
                               "sentence_transformers.models.Transformer, Pooling and Normalize, "
                               "in this order)");
     }
     if (name == "Transformer" && !path.empty()) {
       module.fail("path",
-                  quote_text(path) + ": the Transformer must be the folder itself (path \"\")");
+                  in_quotes(path) + ": the Transformer must be the folder itself (path \"\")");
     }
     if (name == "Pooling") {
       if (path.empty() || path.find("..") != std::string::npos || path.front() == '/') {
-        module.fail("path", quote_text(path) + " is not a subfolder of the model");
+        module.fail("path", in_quotes(path) + " is not a subfolder of the model");
       }
       pooling = read_pooling_config(dir / path / "config.json", config);
     }

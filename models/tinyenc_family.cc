@@ -12,24 +12,25 @@
 #include "models/bert_common.h"
 #include "models/model_family.h"
 #include "models/position_encoding_config.h"
+#include "tokenizer/tokenizer_file.h"
 
 namespace tinyenc {
 namespace {
 
-Pooling read_pooling(JsonFields& fields) {
+Pooling read_pooling(JsonField& fields) {
   const std::string name = fields.text("pooling", "cls");
   if (name == "cls") return Pooling::kCls;
   if (name == "mean") return Pooling::kMean;
   if (name == "pooler") return Pooling::kPooler;
   if (name == "none") return Pooling::kNone;
-  fields.fail("pooling", "expected cls, mean, pooler or none, got " + quote_text(name));
+  fields.fail("pooling", "expected cls, mean, pooler or none, got " + in_quotes(name));
 }
 
-void read_tinyenc_config(JsonFields& fields, ModelConfig& config) {
+void read_tinyenc_config(JsonField& fields, ModelConfig& config) {
   EncoderConfig& encoder = config.encoder;
   read_bert_sizes(fields, encoder, 0);
 
-  const nlohmann::json* position_encoding = fields.find("position_encoding");
+  const nlohmann::json* position_encoding = fields.value_of("position_encoding");
   if (!position_encoding) fields.fail("position_encoding", "missing");
   encoder.position_encoding =
       parse_position_encoding_config(*position_encoding, fields.name_of("position_encoding"));
@@ -76,7 +77,7 @@ void read_tinyenc_config(JsonFields& fields, ModelConfig& config) {
   for (const char* key :
        {"architectures", "label2id", "transformers_version", "torch_dtype", "initializer_range",
         "hidden_dropout_prob", "attention_probs_dropout_prob"}) {
-    fields.find(key);
+    fields.value_of(key);
   }
 }
 
