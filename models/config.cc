@@ -7,6 +7,7 @@
 #include "engine/pe/registry.h"
 #include "models/json_fields.h"
 #include "models/model_family.h"
+#include "models/sentence_transformers.h"
 #include "tokenizer/json_document.h"
 #include "tokenizer/regular_file.h"
 
@@ -49,7 +50,7 @@ const ModelFamily& family_of(JsonFields& fields, const std::string& architecture
 }
 
 std::string read_architecture(JsonFields& fields) {
-  const nlohmann::json* architectures = fields.find("architectures");
+  const nlohmann::json* architectures = fields.value_of("architectures");
   if (!architectures || architectures->is_null()) return "";
   if (!architectures->is_array()) fields.fail("architectures", "must be an array of class names");
   for (const nlohmann::json& name : *architectures) {
@@ -128,7 +129,9 @@ ModelConfig read_model_config(const std::filesystem::path& dir) {
     if (e.code() != std::errc::no_such_file_or_directory) throw;
     throw std::runtime_error(path.string() + ": cannot open (a model folder needs config.json)");
   }
-  return parse_model_config(text, path.string());
+  ModelConfig config = parse_model_config(text, path.string());
+  read_sentence_transformers_modules(dir, config);
+  return config;
 }
 
 std::vector<std::string_view> supported_model_types() {

@@ -35,13 +35,17 @@ struct ModelConfig {
   // The longest input (special tokens included) the position encoding allows; 0: no limit.
   // RoBERTa's learned table loses padding_idx + 1 rows to its position offset (514 -> 512).
   int64_t max_sequence_length = 0;
+  // sentence-transformers' Normalize module (modules.json): the pooled embedding is reported
+  // L2-normalized (models/normalize_embedding.h). Its Pooling module sets encoder.pooling.
+  bool normalize_embeddings = false;
 };
 
 // `file` names config.json in errors.
 ModelConfig model_config_from_json(const nlohmann::json& json, const std::string& file);
 ModelConfig parse_model_config(std::string_view json_text, const std::string& file);
-// Reads <dir>/config.json; std::runtime_error("<path>: <what>") when it cannot be read (missing,
-// or not a regular file: tokenizer/regular_file.h).
+// Reads <dir>/config.json, and <dir>/modules.json in a sentence-transformers folder
+// (models/sentence_transformers.h); std::runtime_error("<path>: <what>") when it cannot be read
+// (missing, or not a regular file: tokenizer/regular_file.h).
 ModelConfig read_model_config(const std::filesystem::path& dir);
 
 // The model_type values tinyenc loads.

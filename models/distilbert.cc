@@ -4,60 +4,37 @@
 // position table is still saved as a weight, so it loads like a learned one.
 #include <nlohmann/json.hpp>
 
+#include "models/bert_common.h"
 #include "models/model_family.h"
 
 namespace tinyenc {
 namespace {
 
-void read_distilbert_config(JsonFields& fields, ModelConfig& config) {
-  EncoderConfig& encoder = config.encoder;
-  encoder.vocab_size = fields.required_integer("vocab_size", 1);
-  encoder.d_model = fields.required_integer("dim", 1);
-  encoder.heads = fields.required_integer("n_heads", 1);
-  encoder.layers = fields.required_integer("n_layers", 1);
-  encoder.ffn_dim = fields.required_integer("hidden_dim", 1);
-  encoder.type_vocab_size = 0;
-  encoder.layer_norm_eps = 1e-12f;
-  encoder.activation = read_activation(fields, "activation");
-  const int64_t max_positions = fields.integer("max_position_embeddings", 512, 1);
-  config.max_position_embeddings = max_positions;
-  encoder.position_encoding.kind = PositionEncodingKind::kLearned;
-  encoder.position_encoding.max_positions = max_positions;
-
-  if (is_sequence_classifier(config)) {
-    fields.fail("architectures", quote_text(config.architecture) +
-                                     " is not supported: its head (pre_classifier, ReLU, "
-                                     "classifier) is not the engine's pooler (tanh) and "
-                                     "classifier; DistilBertModel is");
-  }
-  read_id2label(fields);
-  encoder.pooling = Pooling::kCls;
+void read_distilbert_config(JsonField& fields, ModelConfig& config) {
+  read_encoder_sizes(fields, config.encoder,
+                     {.d_model = "dim",
+                      .heads = "n_heads",
+                      .layers = "n_layers",
+                      .ffn_dim = "hidden_dim",
+                      .activation = "activation"});
+  config.encoder.type_vocab_size = 0;
+  config.encoder.layer_norm_eps = 1e-12f;
+  read_learned_positions(fields, config);
+  read_cls_output(fields, config, "pre_classifier, ReLU, classifier", "DistilBertModel");
 }
 
 void bind_distilbert_weights(TensorBinder& tensors, ModelConfig& config, EncoderWeights& weights) {
-  const EncoderConfig& encoder = config.encoder;
-  const int64_t d = encoder.d_model;
-  const std::string base =
-      detect_prefix(tensors, "distilbert.", "embeddings.word_embeddings.weight");
-  weights.token_embeddings =
-      tensors.tensor(base + "embeddings.word_embeddings.weight", {encoder.vocab_size, d});
-  weights.position_embeddings = tensors.tensor(base + "embeddings.position_embeddings.weight",
-                                               {encoder.position_encoding.max_positions, d});
-  weights.embedding_norm = tensors.norm(base + "embeddings.LayerNorm", d);
-  tensors.ignore(base + "embeddings.position_ids");
-  for (int64_t i = 0; i < encoder.layers; ++i) {
-    const std::string name = base + "transformer.layer." + std::to_string(i);
-    LayerWeights layer;
-    layer.query = tensors.linear(name + ".attention.q_lin", d, d);
-    layer.key = tensors.linear(name + ".attention.k_lin", d, d);
-    layer.value = tensors.linear(name + ".attention.v_lin", d, d);
-    layer.attention_output = tensors.linear(name + ".attention.out_lin", d, d);
-    layer.attention_norm = tensors.norm(name + ".sa_layer_norm", d);
-    layer.ffn_in = tensors.linear(name + ".ffn.lin1", encoder.ffn_dim, d);
-    layer.ffn_out = tensors.linear(name + ".ffn.lin2", d, encoder.ffn_dim);
-    layer.ffn_norm = tensors.norm(name + ".output_layer_norm", d);
-    weights.layers.push_back(layer);
-  }
+  const BertTensorLayout layout = {.task_prefix = "distilbert.",
+                                   .layers = "transformer.layer.",
+                                   .layer = {.query = "attention.q_lin",
+                                             .key = "attention.k_lin",
+                                             .value = "attention.v_lin",
+                                             .attention_output = "attention.out_lin",
+                                             .attention_norm = "sa_layer_norm",
+                                             .ffn_in = "ffn.lin1",
+                                             .ffn_out = "ffn.lin2",
+                                             .ffn_norm = "output_layer_norm"}};
+  ignore_id_buffers(tensors, bind_bert_encoder(tensors, layout, config.encoder, weights));
 }
 
 }  // namespace
@@ -67,7 +44,6 @@ const ModelFamily kDistilBertFamily = {
     .architecture_prefix = "DistilBert",
     .d_model_key = "dim",
     .heads_key = "n_heads",
-    .reject_unknown_keys = false,
     .read_config = read_distilbert_config,
     .bind_weights = bind_distilbert_weights,
 };

@@ -1,4 +1,5 @@
 #include "models/model_family.h"
+#include "tokenizer/tokenizer_file.h"
 
 #include <map>
 #include <nlohmann/json.hpp>
@@ -19,7 +20,7 @@ const ModelFamily* find_model_family(std::string_view model_type) {
   return nullptr;
 }
 
-Activation read_activation(JsonFields& fields, const std::string& key) {
+Activation read_activation(JsonField& fields, const std::string& key) {
   const std::string name = fields.text(key, "gelu");
   // transformers' ACT2FN: "gelu" is the exact erf form; gelu_new, gelu_pytorch_tanh and
   // gelu_fast all compute the tanh approximation of Hendrycks & Gimpel.
@@ -28,24 +29,24 @@ Activation read_activation(JsonFields& fields, const std::string& key) {
     return Activation::kGeluTanh;
   }
   if (name == "relu") return Activation::kRelu;
-  fields.fail(key, "unsupported activation " + quote_text(name) +
+  fields.fail(key, "unsupported activation " + in_quotes(name) +
                        " (expected gelu, gelu_new, gelu_pytorch_tanh, gelu_fast or relu)");
 }
 
-std::optional<int64_t> read_token_id(JsonFields& fields, const std::string& key) {
-  const nlohmann::json* value = fields.find(key);
+std::optional<int64_t> read_token_id(JsonField& fields, const std::string& key) {
+  const nlohmann::json* value = fields.value_of(key);
   if (!value || value->is_null()) return std::nullopt;
   return fields.optional_integer(key, 0);
 }
 
-float read_layer_norm_eps(JsonFields& fields, double fallback) {
+float read_layer_norm_eps(JsonField& fields, double fallback) {
   const float eps = static_cast<float>(fields.number("layer_norm_eps", fallback));
   if (!(eps > 0.0f)) fields.fail("layer_norm_eps", "must be > 0 (as a float32)");
   return eps;
 }
 
-std::optional<std::vector<std::string>> read_id2label(JsonFields& fields) {
-  const nlohmann::json* object = fields.find("id2label");
+std::optional<std::vector<std::string>> read_id2label(JsonField& fields) {
+  const nlohmann::json* object = fields.value_of("id2label");
   if (!object) return std::nullopt;
   if (!object->is_object()) fields.fail("id2label", "must be an object {\"0\": \"label\", ...}");
   std::map<int64_t, std::string> by_id;
@@ -58,7 +59,7 @@ std::optional<std::vector<std::string>> read_id2label(JsonFields& fields) {
       id = std::stoll(key);
     }
     if (id < 0)
-      fields.fail("id2label", "key " + quote_text(key) + " is not a label id (0, 1, 2, ...)");
+      fields.fail("id2label", "key " + in_quotes(key) + " is not a label id (0, 1, 2, ...)");
     if (!value.is_string()) fields.fail("id2label", "label of id " + key + " must be a string");
     by_id.emplace(id, value.get<std::string>());
   }
@@ -73,7 +74,7 @@ std::optional<std::vector<std::string>> read_id2label(JsonFields& fields) {
   return labels;
 }
 
-std::vector<std::string> read_classifier_labels(JsonFields& fields) {
+std::vector<std::string> read_classifier_labels(JsonField& fields) {
   const std::optional<int64_t> num_labels = fields.optional_integer("num_labels", 1);
   if (std::optional<std::vector<std::string>> labels = read_id2label(fields)) {
     if (labels->empty()) fields.fail("id2label", "a sequence classifier needs at least one label");
@@ -97,21 +98,6 @@ bool is_sequence_classifier(const ModelConfig& config) {
 std::string detect_prefix(const TensorBinder& tensors, const std::string& prefix,
                           const std::string& probe) {
   return !tensors.has(probe) && tensors.has(prefix + probe) ? prefix : "";
-}
-
-LayerWeights bind_bert_layer(TensorBinder& tensors, const std::string& name,
-                             const EncoderConfig& config) {
-  const int64_t d = config.d_model;
-  LayerWeights layer;
-  layer.query = tensors.linear(name + ".attention.self.query", d, d);
-  layer.key = tensors.linear(name + ".attention.self.key", d, d);
-  layer.value = tensors.linear(name + ".attention.self.value", d, d);
-  layer.attention_output = tensors.linear(name + ".attention.output.dense", d, d);
-  layer.attention_norm = tensors.norm(name + ".attention.output.LayerNorm", d);
-  layer.ffn_in = tensors.linear(name + ".intermediate.dense", config.ffn_dim, d);
-  layer.ffn_out = tensors.linear(name + ".output.dense", d, config.ffn_dim);
-  layer.ffn_norm = tensors.norm(name + ".output.LayerNorm", d);
-  return layer;
 }
 
 void bind_optional_pooler(TensorBinder& tensors, const std::string& name, ModelConfig& config,

@@ -10,8 +10,8 @@
 
 #include "engine/encoder_weights.h"
 #include "models/config.h"
-#include "models/json_fields.h"
 #include "models/tensor_binder.h"
+#include "tokenizer/json_field.h"
 
 namespace tinyenc {
 
@@ -20,13 +20,13 @@ struct ModelFamily {
   // Class-name prefix of its `architectures` ("Bert" in BertForSequenceClassification): picks
   // the family when model_type is missing.
   std::string_view architecture_prefix;
-  // The config.json keys of d_model and heads, for error messages.
-  std::string_view d_model_key;
-  std::string_view heads_key;
+  // The config.json keys of d_model and heads, for error messages: BertConfig's unless renamed.
+  std::string_view d_model_key = "hidden_size";
+  std::string_view heads_key = "num_attention_heads";
   // Our own family rejects unknown keys: a misspelt option must not be silently ignored.
-  bool reject_unknown_keys;
+  bool reject_unknown_keys = false;
   // Fills config.encoder (except has_pooler), config.labels and family-specific hints.
-  void (*read_config)(JsonFields& fields, ModelConfig& config);
+  void (*read_config)(JsonField& fields, ModelConfig& config);
   // Maps the file's tensors onto weights; may set config.encoder.has_pooler.
   void (*bind_weights)(TensorBinder& tensors, ModelConfig& config, EncoderWeights& weights);
 };
@@ -42,24 +42,24 @@ extern const ModelFamily kTinyencFamily;
 const std::vector<const ModelFamily*>& model_families();
 const ModelFamily* find_model_family(std::string_view model_type);
 
-// Helpers the families share (config_readers.cc).
+// Helpers every family may use (model_family.cc; the BERT-shaped ones are in bert_common.h).
 
 // hidden_act / activation: gelu -> erf GELU; gelu_new, gelu_pytorch_tanh, gelu_fast -> tanh GELU;
 // relu.
-Activation read_activation(JsonFields& fields, const std::string& key);
+Activation read_activation(JsonField& fields, const std::string& key);
 
 // A token id hint (pad_token_id, ...): nullopt when absent or null, as transformers writes it.
-std::optional<int64_t> read_token_id(JsonFields& fields, const std::string& key);
+std::optional<int64_t> read_token_id(JsonField& fields, const std::string& key);
 
 // layer_norm_eps: a positive float32.
-float read_layer_norm_eps(JsonFields& fields, double fallback);
+float read_layer_norm_eps(JsonField& fields, double fallback);
 
 // id2label {"0": "NEGATIVE", "1": "POSITIVE"} ordered by id; nullopt when absent.
-std::optional<std::vector<std::string>> read_id2label(JsonFields& fields);
+std::optional<std::vector<std::string>> read_id2label(JsonField& fields);
 
 // A Hugging Face *ForSequenceClassification head's labels: id2label, or LABEL_0.. for
 // num_labels (default 2) as transformers names them.
-std::vector<std::string> read_classifier_labels(JsonFields& fields);
+std::vector<std::string> read_classifier_labels(JsonField& fields);
 
 bool is_sequence_classifier(const ModelConfig& config);
 
@@ -67,10 +67,6 @@ bool is_sequence_classifier(const ModelConfig& config);
 // recognised by where the word embeddings are; "" when they are at the root.
 std::string detect_prefix(const TensorBinder& tensors, const std::string& prefix,
                           const std::string& probe);
-
-// One BERT encoder layer, encoder.layer.N.*: the layout BERT, RoBERTa, RoFormer and tinyenc share.
-LayerWeights bind_bert_layer(TensorBinder& tensors, const std::string& name,
-                             const EncoderConfig& config);
 
 // BERT-style pooler: <name>.weight/bias [d_model, d_model]; sets has_pooler when present and
 // requires it for pooler pooling.

@@ -10,12 +10,17 @@
 #include <utility>
 
 #include "models/float16.h"
-#include "models/json_fields.h"
 #include "models/mapped_file.h"
 #include "tokenizer/json_document.h"
+#include "tokenizer/tokenizer_file.h"
 
 namespace tinyenc {
 namespace {
+
+// A tensor's whole name, however long (in_quotes cuts at 60 bytes): the error must say which.
+std::string tensor_label(std::string_view name) {
+  return "tensor '" + escape_control_characters(name) + "'";
+}
 
 struct DTypeInfo {
   DType dtype;
@@ -152,7 +157,7 @@ void SafetensorsFile::parse_header() {
   try {
     header = parse_json_unique_keys(std::string_view(header_begin, header_length));
   } catch (const RepeatedJsonKey& e) {
-    if (e.top_level()) fail("header names " + quote_text(e.key()) + " more than once");
+    if (e.top_level()) fail("header names " + in_quotes(e.key()) + " more than once");
     fail(std::string("header: ") + e.what());
   } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
     fail("header is not valid JSON: " + json_error_message(e));
@@ -164,16 +169,16 @@ void SafetensorsFile::parse_header() {
       if (!entry.is_object()) fail("__metadata__: must be an object of strings");
       for (const auto& [meta_key, meta_value] : entry.items()) {
         if (!meta_value.is_string())
-          fail("__metadata__." + quote_text(meta_key) + ": must be a string");
+          fail("__metadata__." + in_quotes(meta_key) + ": must be a string");
         metadata_.emplace(meta_key, meta_value.get<std::string>());
       }
       continue;
     }
-    const std::string where = "tensor " + quote_text(key) + ": ";
+    const std::string where = tensor_label(key) + ": ";
     if (!entry.is_object()) fail(where + "must be an object with dtype, shape and data_offsets");
     for (const auto& [field, value] : entry.items()) {
       if (field != "dtype" && field != "shape" && field != "data_offsets") {
-        fail(where + "unknown field " + quote_text(field));
+        fail(where + "unknown field " + in_quotes(field));
       }
     }
     TensorInfo tensor;
@@ -184,7 +189,7 @@ void SafetensorsFile::parse_header() {
     if (!dtype_field->is_string()) fail(where + "dtype: must be a string");
     const std::string& dtype_text = dtype_field->get_ref<const std::string&>();
     const std::optional<DType> dtype = parse_dtype(dtype_text);
-    if (!dtype) fail(where + "dtype: unknown dtype " + quote_text(dtype_text));
+    if (!dtype) fail(where + "dtype: unknown dtype " + in_quotes(dtype_text));
     tensor.dtype = *dtype;
 
     const auto shape_field = entry.find("shape");
@@ -239,8 +244,8 @@ void SafetensorsFile::parse_header() {
   const TensorInfo* previous = nullptr;
   for (const TensorInfo* tensor : by_offset) {
     if (tensor->begin < covered) {
-      fail("tensor " + quote_text(tensor->name) + ": data_offsets: " + offsets_string(*tensor) +
-           " overlap tensor " + quote_text(previous->name) + " " + offsets_string(*previous));
+      fail(tensor_label(tensor->name) + ": data_offsets: " + offsets_string(*tensor) + " overlap " +
+           tensor_label(previous->name) + " " + offsets_string(*previous));
     }
     if (tensor->begin > covered) {
       fail("bytes [" + std::to_string(covered) + ", " + std::to_string(tensor->begin) +
@@ -289,7 +294,7 @@ const float* SafetensorsFile::float32(const TensorInfo& tensor) {
       convert_bf16_to_float(bytes.data(), values.size(), values.data());
       break;
     default:
-      throw std::invalid_argument(name_ + ": tensor " + quote_text(tensor.name) +
+      throw std::invalid_argument(name_ + ": " + tensor_label(tensor.name) +
                                   ": unsupported dtype " + std::string(dtype_name(tensor.dtype)) +
                                   " (weights must be F32, F16 or BF16)");
   }
@@ -310,7 +315,7 @@ void SafetensorsFile::check_finite(const TensorInfo& tensor, const float* values
   }
   const float value = values[index];
   const std::string what = std::isnan(value) ? "NaN" : value > 0 ? "+Inf" : "-Inf";
-  throw std::invalid_argument(name_ + ": tensor " + quote_text(tensor.name) + ": element " +
+  throw std::invalid_argument(name_ + ": " + tensor_label(tensor.name) + ": element " +
                               shape_string(position) + " (index " + std::to_string(index) +
                               ") is " + what + "; weights must be finite");
 }

@@ -9,33 +9,28 @@
 // encoder.relative_attention_bias.weight [num_buckets, heads]. Unknown keys are errors.
 #include <nlohmann/json.hpp>
 
+#include "models/bert_common.h"
 #include "models/model_family.h"
 #include "models/position_encoding_config.h"
+#include "tokenizer/tokenizer_file.h"
 
 namespace tinyenc {
 namespace {
 
-Pooling read_pooling(JsonFields& fields) {
+Pooling read_pooling(JsonField& fields) {
   const std::string name = fields.text("pooling", "cls");
   if (name == "cls") return Pooling::kCls;
   if (name == "mean") return Pooling::kMean;
   if (name == "pooler") return Pooling::kPooler;
   if (name == "none") return Pooling::kNone;
-  fields.fail("pooling", "expected cls, mean, pooler or none, got " + quote_text(name));
+  fields.fail("pooling", "expected cls, mean, pooler or none, got " + in_quotes(name));
 }
 
-void read_tinyenc_config(JsonFields& fields, ModelConfig& config) {
+void read_tinyenc_config(JsonField& fields, ModelConfig& config) {
   EncoderConfig& encoder = config.encoder;
-  encoder.vocab_size = fields.required_integer("vocab_size", 1);
-  encoder.d_model = fields.required_integer("hidden_size", 1);
-  encoder.heads = fields.required_integer("num_attention_heads", 1);
-  encoder.layers = fields.required_integer("num_hidden_layers", 1);
-  encoder.ffn_dim = fields.required_integer("intermediate_size", 1);
-  encoder.type_vocab_size = fields.integer("type_vocab_size", 0, 0);
-  encoder.layer_norm_eps = read_layer_norm_eps(fields, 1e-12);
-  encoder.activation = read_activation(fields, "hidden_act");
+  read_bert_sizes(fields, encoder, 0);
 
-  const nlohmann::json* position_encoding = fields.find("position_encoding");
+  const nlohmann::json* position_encoding = fields.value_of("position_encoding");
   if (!position_encoding) fields.fail("position_encoding", "missing");
   encoder.position_encoding =
       parse_position_encoding_config(*position_encoding, fields.name_of("position_encoding"));
@@ -82,39 +77,22 @@ void read_tinyenc_config(JsonFields& fields, ModelConfig& config) {
   for (const char* key :
        {"architectures", "label2id", "transformers_version", "torch_dtype", "initializer_range",
         "hidden_dropout_prob", "attention_probs_dropout_prob"}) {
-    fields.find(key);
+    fields.value_of(key);
   }
 }
 
 void bind_tinyenc_weights(TensorBinder& tensors, ModelConfig& config, EncoderWeights& weights) {
   const EncoderConfig& encoder = config.encoder;
-  const PositionEncodingConfig& position_encoding = encoder.position_encoding;
-  const int64_t d = encoder.d_model;
-  weights.token_embeddings =
-      tensors.tensor("embeddings.word_embeddings.weight", {encoder.vocab_size, d});
-  if (position_encoding.kind == PositionEncodingKind::kLearned) {
-    weights.position_embeddings = tensors.tensor("embeddings.position_embeddings.weight",
-                                                 {position_encoding.max_positions, d});
+  bind_bert_encoder(tensors, {}, encoder, weights);
+  if (encoder.position_encoding.kind == PositionEncodingKind::kRelative) {
+    weights.relative_bias =
+        tensors.tensor("encoder.relative_attention_bias.weight",
+                       {encoder.position_encoding.relative.num_buckets, encoder.heads});
   }
-  if (encoder.type_vocab_size > 0) {
-    weights.token_type_embeddings =
-        tensors.tensor("embeddings.token_type_embeddings.weight", {encoder.type_vocab_size, d});
-  }
-  if (encoder.embedding_layer_norm)
-    weights.embedding_norm = tensors.norm("embeddings.LayerNorm", d);
-  if (position_encoding.kind == PositionEncodingKind::kRelative) {
-    weights.relative_bias = tensors.tensor("encoder.relative_attention_bias.weight",
-                                           {position_encoding.relative.num_buckets, encoder.heads});
-  }
-  for (int64_t i = 0; i < encoder.layers; ++i) {
-    weights.layers.push_back(
-        bind_bert_layer(tensors, "encoder.layer." + std::to_string(i), encoder));
-  }
-  if (encoder.final_layer_norm) weights.final_norm = tensors.norm("encoder.LayerNorm", d);
+  if (encoder.final_layer_norm)
+    weights.final_norm = tensors.norm("encoder.LayerNorm", encoder.d_model);
   bind_optional_pooler(tensors, "pooler.dense", config, weights);
-  if (encoder.num_labels > 0) {
-    weights.classifier = tensors.linear("classifier", encoder.num_labels, d);
-  }
+  bind_classifier(tensors, "classifier", encoder, weights);
 }
 
 }  // namespace
@@ -122,8 +100,6 @@ void bind_tinyenc_weights(TensorBinder& tensors, ModelConfig& config, EncoderWei
 const ModelFamily kTinyencFamily = {
     .model_type = "tinyenc",
     .architecture_prefix = "Tinyenc",
-    .d_model_key = "hidden_size",
-    .heads_key = "num_attention_heads",
     .reject_unknown_keys = true,
     .read_config = read_tinyenc_config,
     .bind_weights = bind_tinyenc_weights,

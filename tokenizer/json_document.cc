@@ -79,6 +79,15 @@ nlohmann::json parse_json_unique_keys(std::string_view text) {
   return nlohmann::json::parse(text.begin(), text.end(), callback);
 }
 
+std::string json_error_message(const std::exception& error) {
+  std::string_view message = error.what();
+  if (message.starts_with("[json.exception.")) {
+    const size_t tag_end = message.find("] ");
+    if (tag_end != std::string_view::npos) message.remove_prefix(tag_end + 2);
+  }
+  return std::string(message);
+}
+
 nlohmann::json parse_json_document(std::string_view text, const std::string& source) {
   try {
     return parse_json_unique_keys(text);
@@ -86,12 +95,7 @@ nlohmann::json parse_json_document(std::string_view text, const std::string& sou
     throw std::invalid_argument(source + ": " + error.what());
   } catch (const nlohmann::json::exception& error) {
     // A syntax error (parse_error) or a number too large for a double (out_of_range 406).
-    // nlohmann's message starts with "[json.exception.parse_error.101] parse error at ...".
-    std::string what = error.what();
-    if (const size_t end_of_tag = what.find("] "); end_of_tag != std::string::npos) {
-      what.erase(0, end_of_tag + 2);
-    }
-    throw std::invalid_argument(source + ": not valid JSON: " + what);
+    throw std::invalid_argument(source + ": not valid JSON: " + json_error_message(error));
   }
 }
 

@@ -24,6 +24,9 @@ class RepeatedJsonKey : public std::invalid_argument {
   bool top_level_;
 };
 
+// nlohmann's message without its "[json.exception.parse_error.101] " tag.
+std::string json_error_message(const std::exception& error);
+
 // nlohmann::json::parse(text), which throws nlohmann::json::exception for text that is not JSON,
 // and RepeatedJsonKey for the first repeated key.
 nlohmann::json parse_json_unique_keys(std::string_view text);

@@ -25,17 +25,11 @@ std::string read_tokenizer_file(const std::filesystem::path& path) {
   return bytes;
 }
 
-std::string in_quotes(std::string_view text) {
-  constexpr size_t kMaxShown = 60;
-  size_t shown = std::min(text.size(), kMaxShown);
-  // Cut before a character, not inside its UTF-8 sequence.
-  while (shown < text.size() && shown > 0 &&
-         (static_cast<unsigned char>(text[shown]) & 0xC0) == 0x80) {
-    --shown;
-  }
-  std::string out = "'";
-  for (size_t i = 0; i < shown; ++i) {
-    const auto byte = static_cast<unsigned char>(text[i]);
+std::string escape_control_characters(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
     if (byte == '\n') {
       out += "\\n";
     } else if (byte == '\t') {
@@ -45,9 +39,22 @@ std::string in_quotes(std::string_view text) {
       std::snprintf(escaped, sizeof escaped, "\\x%02X", byte);
       out += escaped;
     } else {
-      out += static_cast<char>(byte);
+      out += c;
     }
   }
+  return out;
+}
+
+std::string in_quotes(std::string_view text) {
+  constexpr size_t kMaxShown = 60;
+  size_t shown = std::min(text.size(), kMaxShown);
+  // Cut before a character, not inside its UTF-8 sequence.
+  while (shown < text.size() && shown > 0 &&
+         (static_cast<unsigned char>(text[shown]) & 0xC0) == 0x80) {
+    --shown;
+  }
+  std::string out = "'";
+  out += escape_control_characters(text.substr(0, shown));
   out += shown < text.size() ? "'..." : "'";
   return out;
 }

@@ -450,11 +450,11 @@ TEST(ModelConfigErrors, ValuesFromTheFileStayOnOneLine) {
   nlohmann::json json = bert();
   json["model_type"] = "bert\nmodel";
   EXPECT_EQ(error_of(json),
-            "m/config.json: model_type: unsupported model_type 'bert\\x0amodel' (tinyenc loads "
+            "m/config.json: model_type: unsupported model_type 'bert\\nmodel' (tinyenc loads "
             "bert, roberta, xlm-roberta, distilbert, roformer, tinyenc)");
   nlohmann::json tiny = tinyenc({{"kind", "none"}});
   tiny["a\tb"] = 1;
-  EXPECT_EQ(error_of(tiny), "m/config.json: a\\x09b: unknown key for model_type tinyenc");
+  EXPECT_EQ(error_of(tiny), "m/config.json: a\\tb: unknown key for model_type tinyenc");
 }
 
 TEST(ModelConfigErrors, TokenIdsOutsideTheVocabulary) {

@@ -385,7 +385,7 @@ TEST_F(SafetensorsTest, MetadataMustMapStringsToStrings) {
 TEST_F(SafetensorsTest, ControlCharactersInNamesStayOnOneLine) {
   EXPECT_EQ(error_of_header(
                 "{\"a\\nb\": {\"dtype\": \"Q4\", \"shape\": [], \"data_offsets\": [0, 0]}}", 0),
-            prefix() + "tensor 'a\\x0ab': dtype: unknown dtype 'Q4'");
+            prefix() + "tensor 'a\\nb': dtype: unknown dtype 'Q4'");
 }
 
 }  // namespace

@@ -156,6 +156,53 @@ TEST(CliRun, PoolingAndNormalize) {
   expect_bad_input("run --pooling max" + m, "--pooling");
 }
 
+// A sentence-transformers folder (a shipped model made a base model, with modules.json,
+// 1_Pooling and 2_Normalize) gives the mean-pooled embedding, L2-normalized, without options.
+TEST(CliRun, SentenceTransformersFolderPoolsAndNormalizes) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / "tinyenc_cli_run_sentence_transformers";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "1_Pooling");
+  std::filesystem::create_directories(dir / "2_Normalize");
+  const std::filesystem::path shipped = model("order-rope");
+  for (const char* name : {"model.safetensors", "tokenizer.model"}) {
+    std::filesystem::copy_file(shipped / name, dir / name);
+  }
+  nlohmann::json config = testing::read_json(shipped / "config.json");
+  config.erase("id2label");
+  config["pooling"] = "cls";
+  std::ofstream(dir / "config.json") << config.dump();
+  const nlohmann::json modules = nlohmann::json::parse(R"([
+    {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+    {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+    {"idx": 2, "name": "2", "path": "2_Normalize", "type": "sentence_transformers.models.Normalize"}
+  ])");
+  std::ofstream(dir / "modules.json") << modules.dump();
+  std::ofstream(dir / "1_Pooling" / "config.json")
+      << R"({"word_embedding_dimension": 64, "pooling_mode_cls_token": false,
+             "pooling_mode_mean_tokens": true, "pooling_mode_max_tokens": false})";
+
+  const std::string text = " 我打你";
+  const nlohmann::json folder = run_json("run --threads 1 -m " + dir.string() + text);
+  const nlohmann::json by_hand =
+      run_json("run --threads 1 --pooling mean --normalize -m " + shipped.string() + text);
+  const std::vector<double> embedding = folder["inputs"][0]["embedding"];
+  const std::vector<double> expected = by_hand["inputs"][0]["embedding"];
+  ASSERT_EQ(embedding.size(), expected.size());
+  double norm = 0.0;
+  for (size_t i = 0; i < embedding.size(); ++i) {
+    EXPECT_NEAR(embedding[i], expected[i], 1e-6) << i;
+    norm += embedding[i] * embedding[i];
+  }
+  EXPECT_NEAR(std::sqrt(norm), 1.0, 2 * testing::kFloatRoundoff);
+
+  std::ofstream(dir / "1_Pooling" / "config.json")
+      << R"({"word_embedding_dimension": 64, "pooling_mode_max_tokens": true})";
+  expect_bad_input("run --threads 1 -m " + dir.string() + text,
+                   "1_Pooling/config.json: pooling_mode_max_tokens: max pooling is not supported");
+  std::filesystem::remove_all(dir);
+}
+
 TEST(CliRun, OutputFileIsWrittenAtomically) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "tinyenc_cli_run_out";
   std::filesystem::remove_all(dir);
