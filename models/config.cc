@@ -5,11 +5,12 @@
 #include <system_error>
 
 #include "engine/pe/registry.h"
-#include "models/json_fields.h"
 #include "models/model_family.h"
 #include "models/sentence_transformers.h"
 #include "tokenizer/json_document.h"
+#include "tokenizer/json_field.h"
 #include "tokenizer/regular_file.h"
+#include "tokenizer/tokenizer_file.h"
 
 namespace tinyenc {
 namespace {
@@ -28,11 +29,11 @@ std::string supported_list() {
 
 // model_type, or the family whose class names `architectures` uses (configs written before
 // transformers saved model_type).
-const ModelFamily& family_of(JsonFields& fields, const std::string& architecture) {
+const ModelFamily& family_of(JsonField& fields, const std::string& architecture) {
   if (const std::optional<std::string> model_type = fields.optional_text("model_type")) {
     const ModelFamily* family = find_model_family(*model_type);
     if (!family) {
-      fields.fail("model_type", "unsupported model_type " + quote_text(*model_type) +
+      fields.fail("model_type", "unsupported model_type " + in_quotes(*model_type) +
                                     " (tinyenc loads " + supported_list() + ")");
     }
     return *family;
@@ -45,11 +46,11 @@ const ModelFamily& family_of(JsonFields& fields, const std::string& architecture
   }
   fields.fail("model_type", architecture.empty()
                                 ? "missing (and no architectures to infer it from)"
-                                : "missing, and architectures " + quote_text(architecture) +
+                                : "missing, and architectures " + in_quotes(architecture) +
                                       " names no family tinyenc loads (" + supported_list() + ")");
 }
 
-std::string read_architecture(JsonFields& fields) {
+std::string read_architecture(JsonField& fields) {
   const nlohmann::json* architectures = fields.value_of("architectures");
   if (!architectures || architectures->is_null()) return "";
   if (!architectures->is_array()) fields.fail("architectures", "must be an array of class names");
@@ -60,7 +61,7 @@ std::string read_architecture(JsonFields& fields) {
 }
 
 // Checks that need the whole configuration, naming the family's own keys.
-void check(JsonFields& fields, const ModelFamily& family, const ModelConfig& config) {
+void check(JsonField& fields, const ModelFamily& family, const ModelConfig& config) {
   const EncoderConfig& encoder = config.encoder;
   const std::string d_model_key(family.d_model_key);
   const std::string heads_key(family.heads_key);
@@ -97,7 +98,7 @@ int64_t max_sequence_length(const ModelConfig& config) {
 }  // namespace
 
 ModelConfig model_config_from_json(const nlohmann::json& json, const std::string& file) {
-  JsonFields fields = JsonFields::file(json, file);
+  JsonField fields = JsonField::file(json, file);
   ModelConfig config;
   config.architecture = read_architecture(fields);
   const ModelFamily& family = family_of(fields, config.architecture);

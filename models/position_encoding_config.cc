@@ -3,19 +3,20 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/pe/registry.h"
-#include "models/json_fields.h"
+#include "tokenizer/json_field.h"
+#include "tokenizer/tokenizer_file.h"
 
 namespace tinyenc {
 
 PositionEncodingConfig parse_position_encoding_config(const nlohmann::json& object,
                                                       const std::string& where) {
-  JsonFields fields = JsonFields::member(object, where);
+  JsonField fields = JsonField::member(object, where);
   PositionEncodingConfig config;
   const std::string kind = fields.text("kind", "");
   if (kind.empty()) fields.fail("kind", "missing");
   const auto parsed = parse_position_encoding(kind);
   if (!parsed) {
-    fields.fail("kind", "unknown kind " + quote_text(kind) + " (expected " +
+    fields.fail("kind", "unknown kind " + in_quotes(kind) + " (expected " +
                             position_encoding_names() + ")");
   }
   config.kind = *parsed;
@@ -27,7 +28,7 @@ PositionEncodingConfig parse_position_encoding_config(const nlohmann::json& obje
       const std::string layout = fields.text("layout", "interleaved");
       const auto parsed_layout = parse_sinusoidal_layout(layout);
       if (!parsed_layout)
-        fields.fail("layout", "expected interleaved or concat, got " + quote_text(layout));
+        fields.fail("layout", "expected interleaved or concat, got " + in_quotes(layout));
       config.sinusoidal.layout = *parsed_layout;
       config.sinusoidal.base = fields.number("base", 10000.0);
       config.scale_embeddings = fields.boolean("scale_embeddings", false);
@@ -42,7 +43,7 @@ PositionEncodingConfig parse_position_encoding_config(const nlohmann::json& obje
       const std::string pairing = fields.text("pairing", "half");
       const auto parsed_pairing = parse_rope_pairing(pairing);
       if (!parsed_pairing)
-        fields.fail("pairing", "expected half or interleaved, got " + quote_text(pairing));
+        fields.fail("pairing", "expected half or interleaved, got " + in_quotes(pairing));
       config.rope.pairing = *parsed_pairing;
       config.rope.theta = fields.number("theta", 10000.0);
       config.rope.rotary_dim = fields.integer("rotary_dim", 0, 0);
