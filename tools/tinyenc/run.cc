@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/encoder.h"
+#include "models/normalize_embedding.h"
 #include "models/pipeline.h"
 #include "tokenizer/tokenizer_file.h"
 #include "tools/tinyenc/command.h"
@@ -64,22 +65,13 @@ std::optional<Pooling> parse_pooling(const std::string& name) {
   throw UsageError("--pooling: expected cls, mean, pooler or none, got '" + name + "'");
 }
 
-void normalize(std::vector<float>& values) {
-  double norm = 0.0;
-  for (float value : values) norm += double(value) * value;
-  norm = std::sqrt(norm);
-  if (norm > 0.0) {
-    for (float& value : values) value = static_cast<float>(value / norm);
-  }
-}
-
 // The last hidden state's rows, one per token; with `normalized`, each of unit L2 norm.
 nlohmann::json token_rows(const TextOutput& out, bool normalized) {
   const size_t d = out.hidden.size() / std::max<size_t>(out.encoding.size(), 1);
   nlohmann::json rows = nlohmann::json::array();
   for (size_t t = 0; t < out.encoding.size(); ++t) {
     std::vector<float> row(out.hidden.begin() + t * d, out.hidden.begin() + (t + 1) * d);
-    if (normalized) normalize(row);
+    if (normalized) normalize_embedding(row);
     rows.push_back(json_floats(row));
   }
   return rows;
@@ -151,7 +143,7 @@ class RecordWriter {
       : options_(options), pipeline_(pipeline), sink_(sink) {}
 
   void write(const std::string& text, TextOutput& out) {
-    if (options_.normalize) normalize(out.embedding);
+    if (options_.normalize) normalize_embedding(out.embedding);
     if (options_.format == OutputFormat::kJsonl) {
       sink_.write(json_text(to_json(pipeline_, text, out, options_.hidden_states,
                                     options_.per_token, options_.normalize)) +
