@@ -10,6 +10,7 @@
 #include <thread>
 #include <utility>
 
+#include "models/normalize_embedding.h"
 #include "models/pipeline.h"
 
 namespace tinyenc {
@@ -69,15 +70,6 @@ void check_threads(int threads) {
   }
 }
 
-void normalize(std::vector<float>& values) {
-  double norm = 0.0;
-  for (float value : values) norm += double(value) * value;
-  norm = std::sqrt(norm);
-  if (norm > 0.0) {
-    for (float& value : values) value = static_cast<float>(value / norm);
-  }
-}
-
 }  // namespace
 
 Error::Error(Kind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
@@ -103,7 +95,7 @@ struct Model::Impl {
                         e.what());
       }
       for (TextOutput& output : done) {
-        if (options.normalize) normalize(output.embedding);
+        if (options.normalize) normalize_embedding(output.embedding);
         outputs.push_back(std::move(output));
       }
     }

@@ -254,7 +254,7 @@ TEST_F(CliOrder, OutputFileIsWrittenWhole) {
 TEST_F(CliOrder, PlotDrawsTheArticlesFigureForEveryModel) {
   const std::filesystem::path dir = scratch() / "pictures";
   const Result result = order(golden("none") + " " + golden("rope_half") +
-                              " --ids 3,4,5,6 -p reverse --plot " + quote(dir));
+                              " --ids 3,4,5,6 -p reverse --plot-dir " + quote(dir));
   ASSERT_EQ(result.exit_code, 0) << result.err;
   for (const char* name : {"none-attention.svg", "rope_half-attention.svg"}) {
     const SvgCheck check = check_svg(read_text(dir / name));
@@ -278,7 +278,7 @@ TEST_F(CliOrder, NoPositionEncodingDrawsThePermutedMatrixBackIdentical) {
   // The third panel of the figure is the second put back in the first's token order: for an
   // order-blind model its cells (their hover values) repeat the first panel's exactly.
   const std::filesystem::path dir = scratch() / "blind";
-  const Result result = order(golden("none") + " --ids 3,4,5 -p reverse --plot " + quote(dir));
+  const Result result = order(golden("none") + " --ids 3,4,5 -p reverse --plot-dir " + quote(dir));
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const std::string svg = read_text(dir / "none-attention.svg");
   std::vector<std::string> titles;
@@ -454,7 +454,7 @@ TEST_F(CliOrder, SentenceMarksStayInPlace) {
 
   // Figure 1 with the marks: B put back in A's order is A itself for the order-blind model.
   const std::filesystem::path dir = scratch() / "marks";
-  const Result result = order(none + " -p reverse 我打你 --plot " + quote(dir));
+  const Result result = order(none + " -p reverse 我打你 --plot-dir " + quote(dir));
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const std::string svg = read_text(dir / "order-none-attention.svg");
   std::vector<std::string> titles;
@@ -498,6 +498,30 @@ TEST_F(CliOrder, BadInputIsOneLineAndExitTwo) {
                                                                          << result.err;
     EXPECT_EQ(result.out, "") << arguments;
   }
+}
+
+// -o takes a file whose extension picks the format, as in run, bench and pe; --plot names one
+// figure elsewhere, so order (several figures, a folder) refuses it with the flag it wants.
+TEST_F(CliOrder, OutputAndPlotFlagsMeanWhatTheyMeanElsewhere) {
+  const std::string none = golden("none") + " --ids 3,4,5";
+  const std::filesystem::path csv = scratch() / "out.csv";
+  const Result written = order(none + " -o " + quote(csv));
+  ASSERT_EQ(written.exit_code, 0) << written.err;
+  std::ifstream in(csv);
+  std::string header;
+  std::getline(in, header);
+  EXPECT_EQ(header.rfind("model,pe,text,perturbation,", 0), 0u) << header;
+
+  for (const char* word : {"json", "csv"}) {
+    const Result refused = order(none + " -o " + std::string(word));
+    EXPECT_EQ(refused.exit_code, 2) << refused.err;
+    EXPECT_NE(refused.err.find("-o takes a file name, not a format"), std::string::npos)
+        << refused.err;
+  }
+  const Result plot = order(none + " --plot " + quote(scratch() / "figure.svg"));
+  EXPECT_EQ(plot.exit_code, 2) << plot.err;
+  EXPECT_NE(plot.err.find("use --plot-dir DIR"), std::string::npos) << plot.err;
+  EXPECT_FALSE(std::filesystem::exists(scratch() / "figure.svg"));
 }
 
 }  // namespace

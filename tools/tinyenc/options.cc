@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 
 #include "engine/encoder_config.h"
@@ -212,6 +213,24 @@ void add_output_options(CLI::App& command, OutputOptions& options,
                        words + " (default " + spelling(options.formats.front()).word +
                            "; also chosen by -o FILE's extension)");
   }
+}
+
+std::vector<int32_t> parse_integer_list(const std::string& text, const std::string& option,
+                                        const std::string& what) {
+  std::vector<int32_t> values;
+  std::stringstream stream(text);
+  for (std::string item; std::getline(stream, item, ',');) {
+    try {
+      size_t used = 0;
+      const long long value = std::stoll(item, &used);
+      if (used != item.size() || value < INT32_MIN || value > INT32_MAX) throw std::exception();
+      values.push_back(static_cast<int32_t>(value));
+    } catch (const std::exception&) {
+      throw UsageError(option + ": " + in_quotes(item) + " is not an " + what);
+    }
+  }
+  if (values.empty()) throw UsageError(option + ": no numbers given");
+  return values;
 }
 
 void add_threads_option(CLI::App& command, int& threads) {

@@ -65,6 +65,13 @@ struct OutputOptions {
 void add_output_options(CLI::App& command, OutputOptions& options,
                         std::vector<OutputFormat> formats, bool format_option = false);
 
+// --- Numbers -----------------------------------------------------------------------------------
+
+// "1,2,3" as int32 integers; `option` names the option in errors (UsageError), `what` the kind of
+// number ("integer", "token id").
+std::vector<int32_t> parse_integer_list(const std::string& text, const std::string& option,
+                                        const std::string& what = "integer");
+
 // --- Threads -----------------------------------------------------------------------------------
 
 // Registers --threads N (0: every logical CPU this process may run on).

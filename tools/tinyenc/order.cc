@@ -5,7 +5,7 @@
 // reordering, and reports how far the output moved: the cosine distance of the pooled
 // embeddings, the largest logit change, whether the label flipped, and the same distance for the
 // hidden states layer by layer, where the first layer with a distance above zero is where order
-// information enters the model. `--plot DIR` draws it.
+// information enters the model. `--plot-dir DIR` draws it.
 //
 // order/perturbation.h makes the reorderings, order/measurement.h runs and measures them,
 // order/report.h and order/figures.h show the results; this file reads the options and inputs.
@@ -48,30 +48,11 @@ struct OrderOptions {
   int shuffles = 10;
   uint64_t seed = 0;
   bool compare = false;
-  bool json = false;
-  bool csv = false;
-  std::string output = "-";
+  OutputOptions output;
   std::string plot_dir;
+  std::string plot_file;  // --plot, which names a file elsewhere: refused with a hint
   int threads = 0;
 };
-
-// "1,2,3" as integers; `option` names the option in errors.
-std::vector<int32_t> parse_integers(const std::string& text, const std::string& option) {
-  std::vector<int32_t> ids;
-  std::stringstream stream(text);
-  for (std::string item; std::getline(stream, item, ',');) {
-    try {
-      size_t used = 0;
-      const long long value = std::stoll(item, &used);
-      if (used != item.size() || value < INT32_MIN || value > INT32_MAX) throw std::exception();
-      ids.push_back(static_cast<int32_t>(value));
-    } catch (const std::exception&) {
-      throw UsageError(option + ": " + in_quotes(item) + " is not an integer");
-    }
-  }
-  if (ids.empty()) throw UsageError(option + ": no numbers given");
-  return ids;
-}
 
 // The lines of `in` as sentences, named "<name> line N".
 void read_lines(std::istream& in, const std::string& name, std::vector<Sentence>& sentences) {
@@ -137,7 +118,7 @@ Inputs gather_inputs(const OrderOptions& options) {
     throw UsageError("--ids replaces the sentences: give one or the other");
   }
   for (const std::string& ids : options.ids) {
-    inputs.sentences.push_back({ids, parse_integers(ids, "--ids"), "--ids " + ids});
+    inputs.sentences.push_back({ids, parse_integer_list(ids, "--ids"), "--ids " + ids});
   }
   if (inputs.sentences.empty()) {
     throw UsageError("no sentences: give them as arguments, with -i FILE or with --ids 1,2,3");
@@ -181,15 +162,20 @@ int run(const OrderOptions& options) {
     if (spec.kind != PerturbationKind::kSwap) {
       throw UsageError("--positions only goes with --perturbation swap");
     }
-    const std::vector<int32_t> pair = parse_integers(options.positions, "--positions");
+    const std::vector<int32_t> pair = parse_integer_list(options.positions, "--positions");
     if (pair.size() != 2 || pair[0] < 0 || pair[1] < 0 || pair[0] == pair[1]) {
       throw UsageError("--positions: expected two different positions I,J counting from 0, got '" +
                        options.positions + "'");
     }
     spec.positions = std::make_pair(std::min(pair[0], pair[1]), std::max(pair[0], pair[1]));
   }
+  if (!options.plot_file.empty()) {
+    throw UsageError("--plot " + options.plot_file +
+                     ": order draws several figures into a folder; use --plot-dir DIR");
+  }
+  const OutputFormat format = options.output.format();
   // Fail on a bad output path before the work, not after it.
-  OutputSink sink(options.output);
+  OutputSink sink(options.output.path);
   if (!options.plot_dir.empty()) {
     std::error_code error;
     std::filesystem::create_directories(options.plot_dir, error);
@@ -257,9 +243,9 @@ int run(const OrderOptions& options) {
     sensitivities.push_back(std::move(sensitivity));
   }
 
-  if (options.json) {
+  if (format == OutputFormat::kJson) {
     sink.write(to_json(report));
-  } else if (options.csv) {
+  } else if (format == OutputFormat::kCsv) {
     sink.write(to_csv(report));
   } else {
     sink.write(table(report, inputs.sentences.size()));
@@ -342,20 +328,15 @@ RunCommand add_order_command(CLI::App& root) {
       ->excludes(positions)
       ->excludes(shuffles)
       ->excludes(seed);
-  auto* json =
-      command->add_flag("--json", options->json, "One JSON document, a result per reordering");
-  command->add_flag("--csv", options->csv, "CSV, a row per reordering")->excludes(json);
+  add_output_options(*command, options->output,
+                     {OutputFormat::kText, OutputFormat::kJson, OutputFormat::kCsv});
   command
-      ->add_option(
-          "-o,--output", options->output,
-          "Write to FILE instead of stdout (a regular file is replaced only once all is done)")
-      ->type_name("FILE");
-  command
-      ->add_option("--plot", options->plot_dir,
+      ->add_option("--plot-dir", options->plot_dir,
                    "Draw SVG pictures into DIR: <model>-attention.svg, summary.svg, layers.svg")
       ->type_name("DIR");
-  command->add_option("--threads", options->threads, "Threads (0: every CPU this process may use)")
-      ->capture_default_str();
+  // `--plot FILE` elsewhere draws one figure; here it would be a folder: refused with a hint.
+  command->add_option("--plot", options->plot_file)->group("");
+  add_threads_option(*command, options->threads);
   command->footer(R"(Measures, per model and reordering:
   cosine distance   1 - cos between the pooled outputs of the original and the reordering
   max |Δlogit|      largest change of a logit; the label flips when the argmax changes
@@ -372,7 +353,7 @@ reversing a whole sequence keeps, so an ALiBi encoder without such fixed ends ca
 has a tokenizer, and no token otherwise: a model pooling its first token ([CLS]) then pools
 whichever token comes first, and its cosine distance measures that token's change more than the
 order's.
---plot DIR draws <model>-attention.svg (layer 1's heads on the first sentence and on its
+--plot-dir DIR draws <model>-attention.svg (layer 1's heads on the first sentence and on its
 reordering that moves the units farthest, side by side, as the seed article's figure 1),
 summary.svg (mean cosine distance per model, coloured by PE kind) and layers.svg.
 
@@ -380,7 +361,7 @@ Examples:
   tinyenc order --models models/pretrained/order-* 我打你
   tinyenc order --compare -m models/pretrained/order-rope 我打你 你打我
   tinyenc order -m DIR -p shuffle --shuffles 20 --seed 1 --json -i sentences.txt
-  tinyenc order -m tests/golden/encoders/none --ids 5,9,13,21 -p permutations --plot pictures)");
+  tinyenc order -m tests/golden/encoders/none --ids 5,9,13,21 -p permutations --plot-dir pictures)");
   return [options] { return order::run(*options); };
 }
 

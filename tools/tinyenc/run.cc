@@ -40,23 +40,6 @@ struct RunOptions {
   bool verbose = false;
 };
 
-std::vector<int32_t> parse_ids(const std::string& text) {
-  std::vector<int32_t> ids;
-  std::stringstream stream(text);
-  for (std::string item; std::getline(stream, item, ',');) {
-    try {
-      size_t used = 0;
-      const long long value = std::stoll(item, &used);
-      if (used != item.size() || value < INT32_MIN || value > INT32_MAX) throw std::exception();
-      ids.push_back(static_cast<int32_t>(value));
-    } catch (const std::exception&) {
-      throw UsageError("--ids: " + in_quotes(item) + " is not an integer id");
-    }
-  }
-  if (ids.empty()) throw UsageError("--ids: no ids given");
-  return ids;
-}
-
 std::optional<Pooling> parse_pooling(const std::string& name) {
   if (name.empty()) return std::nullopt;
   for (Pooling pooling : {Pooling::kCls, Pooling::kMean, Pooling::kPooler, Pooling::kNone}) {
@@ -289,7 +272,7 @@ int run(RunOptions& options) {
   RecordWriter writer(options, pipeline, sink);
   Batcher batcher(options, pipeline, writer);
   if (!options.ids.empty()) {
-    batcher.add_ids(options.ids, parse_ids(options.ids));
+    batcher.add_ids(options.ids, parse_integer_list(options.ids, "--ids", "integer id"));
   } else {
     bool from_stdin = options.input.file == "-";
     for (const std::string& text : options.input.texts) {
