@@ -524,4 +524,17 @@ TEST_F(CliOrder, OutputAndPlotFlagsMeanWhatTheyMeanElsewhere) {
   EXPECT_FALSE(std::filesystem::exists(scratch() / "figure.svg"));
 }
 
+// `--` ends the options after --models (a list) as it does after -m: what follows is sentences.
+TEST_F(CliOrder, DoubleDashEndsTheOptionsAfterEitherModelFlag) {
+  const std::string model = quote(tinyenc::testing::source_dir() / "models/pretrained/order-rope");
+  for (const std::string& flag : {std::string("-m "), std::string("--models ")}) {
+    const Result dash = order(flag + model + " -- --json 我打你");
+    EXPECT_EQ(dash.exit_code, 2) << flag << dash.out;
+    EXPECT_NE(dash.err.find("sentence 1 '--json'"), std::string::npos) << flag << dash.err;
+    const Result sentence = order(flag + model + " -- 我打你");
+    EXPECT_EQ(sentence.exit_code, 0) << flag << sentence.err;
+    EXPECT_NE(sentence.out.find("我打你"), std::string::npos) << flag;
+  }
+}
+
 }  // namespace

@@ -1,7 +1,9 @@
 // tinyenc: a small, fast Transformer encoder for the CPU.
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
+#include <iterator>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -14,6 +16,36 @@ namespace {
 int fail(int code, const std::string& message) {
   std::fprintf(stderr, "tinyenc: error: %s\n", message.c_str());
   return code;
+}
+
+// The arguments after the program name, in the reverse order CLI::App::parse takes them. CLI11
+// lets `--` end the values of a list option (`--models A B -- ...`) and then goes on reading
+// options, whereas after any other option `--` ends the options: `order --models A -- --json`
+// would read --json as the flag, `order -m A -- --json` as a sentence. A second `--` after such a
+// list gives `--` the one meaning it has everywhere else.
+std::vector<std::string> arguments(int argc, char** argv, const CLI::App& app) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  const auto end = std::find(args.begin(), args.end(), std::string("--"));
+  if (end != args.end() && !args.empty()) {
+    const CLI::App* command = nullptr;
+    for (const CLI::App* candidate : app.get_subcommands([](const CLI::App*) { return true; })) {
+      if (candidate->get_name() == args.front()) command = candidate;
+    }
+    // The option whose values run up to the `--`: the last argument before it that is one.
+    auto option =
+        std::find_if(std::make_reverse_iterator(end), args.rend(),
+                     [](const std::string& arg) { return arg.size() > 1 && arg[0] == '-'; });
+    if (command != nullptr && option != args.rend() && option.base() != end &&
+        option->find('=') == std::string::npos) {
+      const CLI::Option* list = command->get_option_no_throw(*option);
+      if (list != nullptr && list->get_allow_extra_args() &&
+          list->get_items_expected_max() >= CLI::detail::expected_max_vector_size / 16) {
+        args.insert(end, "--");
+      }
+    }
+  }
+  std::reverse(args.begin(), args.end());
+  return args;
 }
 
 }  // namespace
@@ -47,7 +79,9 @@ int main(int argc, char** argv) {
   }
 
   try {
-    app.parse(argc, argv);
+    std::vector<std::string> args = arguments(argc, argv, app);
+    app.name(argv[0]);  // as parse(argc, argv) names it, for the usage line
+    app.parse(args);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
