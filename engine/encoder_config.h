@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/dtype.h"
 #include "engine/pe/position_encoding.h"
 
 namespace tinyenc {
@@ -30,8 +31,9 @@ struct EncoderConfig {
   float layer_norm_eps = 1e-12f;
   Activation activation = Activation::kGeluErf;
   Pooling pooling = Pooling::kCls;
-  bool has_pooler = false;  // BERT's dense + tanh over [CLS]
-  int64_t num_labels = 0;   // 0: no classification head
+  bool has_pooler = false;                  // BERT's dense + tanh over [CLS]
+  int64_t num_labels = 0;                   // 0: no classification head
+  ComputeDtype dtype = ComputeDtype::kF32;  // what the matmuls compute in (engine/dtype.h)
 
   int64_t head_dim() const { return heads > 0 ? d_model / heads : 0; }
   // RoPE rotary dimension actually used (0 in the config means the whole head).

@@ -10,8 +10,15 @@
 namespace tinyenc {
 
 // y = x W^T + b with W [out_features, in_features] (torch.nn.Linear); bias may be null.
+// The weight comes either as float32 (`weight`), or already converted by `tinyenc convert`:
+// bfloat16 bits (`weight_bf16`), or symmetric int8 with one float scale per output channel
+// (`weight_s8`, `weight_scales`: weight[o][i] = weight_s8[o][i] * weight_scales[o]). Exactly one
+// form is set; the engine converts it to the dtype it computes in.
 struct LinearWeights {
   const float* weight = nullptr;
+  const uint16_t* weight_bf16 = nullptr;
+  const int8_t* weight_s8 = nullptr;
+  const float* weight_scales = nullptr;  // [out_features], with weight_s8
   const float* bias = nullptr;
   int64_t out_features = 0;
   int64_t in_features = 0;

@@ -44,8 +44,12 @@ class Filler {
     return values.data();
   }
   LinearWeights linear(int64_t out, int64_t in) {
-    return LinearWeights{tensor(out * in, 1.0f / std::sqrt(static_cast<float>(in))),
-                         tensor(out, 0.1f), out, in};
+    LinearWeights linear;
+    linear.weight = tensor(out * in, 1.0f / std::sqrt(static_cast<float>(in)));
+    linear.bias = tensor(out, 0.1f);
+    linear.out_features = out;
+    linear.in_features = in;
+    return linear;
   }
   NormWeights norm(int64_t d) { return NormWeights{tensor(d, 0.1f, 1.0f), tensor(d, 0.1f)}; }
 
