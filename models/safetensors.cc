@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "engine/weight_quantization.h"
+#include "engine/ops/quantize.h"
 #include "models/float16.h"
 #include "models/mapped_file.h"
 #include "tokenizer/json_document.h"
@@ -341,7 +341,9 @@ const float* SafetensorsFile::dequantized(const TensorInfo& tensor, const int8_t
   const auto [rows, columns] = matrix_shape(tensor);
   std::vector<float> widened(tensor.elements);
   for (int64_t r = 0; r < rows; ++r) {
-    dequantize_row_s8(values + r * columns, columns, scales[r], widened.data() + r * columns);
+    for (int64_t c = 0; c < columns; ++c) {
+      widened[r * columns + c] = static_cast<float>(values[r * columns + c]) * scales[r];
+    }
   }
   return dequantized_.emplace(tensor.name, std::move(widened)).first->second.data();
 }
@@ -362,7 +364,7 @@ const SafetensorsFile::Quantized& SafetensorsFile::quantized_s8(const TensorInfo
   Quantized quantized;
   quantized.values.resize(tensor.elements);
   quantized.scales.resize(static_cast<size_t>(rows));
-  quantize_rows_s8(values, rows, columns, quantized.values.data(), quantized.scales.data());
+  quantize_weights_s8(values, rows, columns, quantized.values.data(), quantized.scales.data());
   return quantized_.emplace(tensor.name, std::move(quantized)).first->second;
 }
 
@@ -372,7 +374,7 @@ const std::vector<uint16_t>& SafetensorsFile::rounded_bf16(const TensorInfo& ten
   }
   const float* values = float32(tensor);
   std::vector<uint16_t> bits(tensor.elements);
-  for (uint64_t i = 0; i < tensor.elements; ++i) bits[i] = bf16_from_float(values[i]);
+  convert_to_bf16(values, static_cast<int64_t>(tensor.elements), bits.data());
   return rounded_bf16_.emplace(tensor.name, std::move(bits)).first->second;
 }
 

@@ -94,12 +94,12 @@ class SafetensorsFile {
   // An I8 tensor's values, in place.
   const int8_t* int8(const TensorInfo& tensor) const;
   // The tensor's int8 `values` [rows, columns] widened to float32, row r times scales[r]
-  // (engine/weight_quantization.h), or its bfloat16 `bits` widened, into a buffer owned here.
+  // (engine/ops/quantize.h), or its bfloat16 `bits` widened, into a buffer owned here.
   const float* dequantized(const TensorInfo& tensor, const int8_t* values, const float* scales);
   const float* widened_bf16(const TensorInfo& tensor, const uint16_t* bits);
 
   // A float tensor [rows, columns] converted as `tinyenc convert` stores it and as the engine
-  // computes with it (engine/weight_quantization.h), into buffers owned here: symmetric int8 per
+  // computes with it (engine/ops/quantize.h), into buffers owned here: symmetric int8 per
   // row, or bfloat16 rounded to nearest even.
   struct Quantized {
     std::vector<int8_t> values;

@@ -146,7 +146,7 @@ LinearWeights TensorBinder::linear(const std::string& name, int64_t out_features
     }
   } else if (dtype_ == ComputeDtype::kInt8) {
     // Quantized here rather than by the engine: one conversion for a converted folder and for
-    // converting at load (engine/weight_quantization.h), so both give the same outputs.
+    // converting at load (engine/ops/quantize.h), so both give the same outputs.
     const SafetensorsFile::Quantized& quantized = file_.quantized_s8(weight);
     linear.weight_s8 = quantized.values.data();
     linear.weight_scales = quantized.scales.data();

@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "engine/dtype.h"
-#include "engine/weight_quantization.h"
 #include "models/convert_model.h"
 #include "models/dtype_choice.h"
 #include "models/model.h"
+#include "models/pipeline.h"
 #include "models/safetensors.h"
 #include "tests/models/model_files.h"
 #include "tests/support/test_data.h"
@@ -36,43 +36,6 @@ std::string error_of(const std::function<void()>& work) {
     return e.what();
   }
   return "";
-}
-
-// --- The conversion itself, against a reference computed in double by hand ----------------------
-
-TEST(WeightQuantization, Int8PerRowMatchesTheFormula) {
-  // Row 0: max |w| = 2.54 -> scale 0.02; 0.01 / 0.02 = 0.5 and 0.03 / 0.02 = 1.5 are ties
-  // (to even: 0 and 2 in double; float rounding may move them, so the reference is computed
-  // from the same float scale). Row 1 all zero: scale 1.
-  const std::vector<float> w = {2.54f, -2.54f, 0.01f, 0.03f, 1.0f, 0, 0, 0, 0, 0};
-  std::vector<int8_t> q(10);
-  std::vector<float> scales(2);
-  quantize_rows_s8(w.data(), 2, 5, q.data(), scales.data());
-  const float scale = 2.54f / 127.0f;
-  EXPECT_EQ(scales[0], scale);
-  EXPECT_EQ(scales[1], 1.0f);
-  for (int i = 0; i < 5; ++i) {
-    const double exact = static_cast<double>(w[i] / scale);
-    double rounded = std::floor(exact + 0.5);
-    if (rounded - exact == 0.5 && std::fmod(rounded, 2.0) != 0) rounded -= 1;  // ties to even
-    EXPECT_EQ(q[i], static_cast<int8_t>(std::clamp(rounded, -127.0, 127.0))) << i;
-  }
-  EXPECT_EQ(q[0], 127);
-  EXPECT_EQ(q[1], -127);
-  EXPECT_EQ(q[4], 50);
-  for (int i = 5; i < 10; ++i) EXPECT_EQ(q[i], 0);
-  std::vector<float> back(5);
-  dequantize_row_s8(q.data(), 5, scales[0], back.data());
-  for (int i = 0; i < 5; ++i) EXPECT_NEAR(back[i], w[i], scale / 2 + 1e-7f) << i;
-}
-
-TEST(WeightQuantization, Bf16RoundsToNearestEven) {
-  // 1 + 2^-8 lies halfway between bf16's 1 and 1 + 2^-7: ties go to the even mantissa (1).
-  EXPECT_EQ(bf16_from_float(1.0f), 0x3f80);
-  EXPECT_EQ(bf16_from_float(1.0f + std::ldexp(1.0f, -8)), 0x3f80);
-  EXPECT_EQ(bf16_from_float(1.0f + 3 * std::ldexp(1.0f, -8)), 0x3f82);  // tie, up to even
-  EXPECT_EQ(bf16_from_float(1.0f + std::ldexp(1.0f, -8) + std::ldexp(1.0f, -20)), 0x3f81);
-  EXPECT_EQ(bf16_from_float(-2.0f), 0xc000);
 }
 
 // --- Dtype choice
@@ -156,9 +119,11 @@ TEST_F(ConvertTest, Int8FolderHoldsWhatTheLoaderQuantizes) {
       for (int64_t c = 0; c < columns; ++c) {
         largest = std::max(largest, std::fabs(values[r * columns + c]));
       }
-      EXPECT_EQ(converted.float32(scale)[r], largest / 127.0f) << name << " row " << r;
+      const float scale_value = largest / 127.0f;
+      EXPECT_EQ(converted.float32(scale)[r], scale_value) << name << " row " << r;
       for (int64_t c = 0; c < columns; ++c) {
-        const float q = std::nearbyint(values[r * columns + c] / (largest / 127.0f));
+        // engine/ops/quantize.h: round half to even of w x (1 / scale).
+        const float q = std::nearbyint(values[r * columns + c] * (1.0f / scale_value));
         ASSERT_EQ(converted.int8(info)[r * columns + c], static_cast<int8_t>(q));
       }
     }
@@ -441,6 +406,46 @@ TEST(ConvertRealModels, TestdataBertShrinks) {
   TINYENC_REQUIRE_TESTDATA(testdata);
   testing::TempDir temp;
   expect_smaller(testdata / "models" / "tiny_bert", temp.path() / "int8", ComputeDtype::kInt8, 3.0);
+}
+
+// The shipped model converted to `dtype` gives, bit for bit, the outputs of the original run
+// with --dtype `dtype`: the claim that a converted folder is just a stored conversion.
+void expect_converted_outputs_identical(ComputeDtype dtype) {
+  const std::string name(compute_dtype_name(dtype));
+  testing::TempDir temp;
+  const fs::path rope = testing::source_dir() / "models" / "pretrained" / "order-rope";
+  convert_model(rope, temp.path() / name, dtype);
+  PipelineOptions at_load;
+  at_load.dtype = name;
+  Pipeline original(rope, at_load);
+  Pipeline converted(temp.path() / name);
+  ASSERT_EQ(converted.model().config.encoder.dtype, dtype);
+  std::vector<Encoding> batch;
+  for (const char* text : {"我打你", "你打我", "小明追小红", "小红追小明"}) {
+    batch.push_back(original.encode(text));
+  }
+  const std::vector<TextOutput> a = original.run(batch, true);
+  const std::vector<TextOutput> b = converted.run(batch, true);
+  const std::vector<TextOutput> reference = Pipeline(rope).run(batch, true);
+  for (size_t i = 0; i < a.size(); ++i) {
+    ASSERT_EQ(a[i].hidden.size(), b[i].hidden.size());
+    EXPECT_EQ(std::memcmp(a[i].hidden.data(), b[i].hidden.data(), 4 * a[i].hidden.size()), 0)
+        << name << " text " << i;
+    EXPECT_EQ(a[i].logits, b[i].logits) << name << " text " << i;
+    EXPECT_NE(a[i].logits, reference[i].logits) << name << " text " << i << " ran in f32";
+  }
+}
+
+TEST(ConvertRealModels, Int8FolderGivesTheOutputsOfConvertingAtLoad) {
+  const std::string missing = dtype_unsupported_reason(ComputeDtype::kInt8);
+  if (!missing.empty()) GTEST_SKIP() << missing;
+  expect_converted_outputs_identical(ComputeDtype::kInt8);
+}
+
+TEST(ConvertRealModels, Bf16FolderGivesTheOutputsOfConvertingAtLoad) {
+  const std::string missing = dtype_unsupported_reason(ComputeDtype::kBF16);
+  if (!missing.empty()) GTEST_SKIP() << missing;
+  expect_converted_outputs_identical(ComputeDtype::kBF16);
 }
 
 }  // namespace

@@ -101,13 +101,6 @@ double percentile(std::vector<double> values, double q) {
   return values[low] + (values[high] - values[low]) * (rank - static_cast<double>(low));
 }
 
-// oneDNN's name for the kernel of the encoder's main matmul ("brg:avx512_core_amx", "gemm:jit"),
-// after a first forward pass.
-std::string matmul_implementation(const Encoder& encoder) {
-  (void)encoder;
-  return "";
-}
-
 struct Row {
   std::string model, pe, dtype, matmul;
   int64_t batch, seq, threads;
@@ -378,7 +371,7 @@ int bench(const BenchOptions& options) {
           Row row{subject.name,
                   config_json["pe"],
                   dtype,
-                  matmul_implementation(encoder),
+                  encoder.matmul_implementation(),
                   batch,
                   seq,
                   threads,
