@@ -82,22 +82,35 @@ inline DtypeDistances dtype_distances(const EncoderOutput& f32, const EncoderOut
   return distances;
 }
 
-// PyTorch's worst distances over a model's sequences, for one variant of references.json
+// PyTorch's distances for sequence `s` of a model, in one variant of references.json
 // ("int8_per_channel", "int8_per_tensor", "bf16_autocast").
-inline DtypeDistances pytorch_worst(const nlohmann::json& model_facts, const std::string& variant) {
+inline DtypeDistances pytorch_distances(const nlohmann::json& model_facts,
+                                        const std::string& variant, size_t s) {
   const nlohmann::json& facts = model_facts.at(variant);
-  DtypeDistances worst;
-  for (double value : facts.at("one_minus_cosine").get<std::vector<double>>()) {
-    worst.one_minus_cosine = std::max(worst.one_minus_cosine, value);
-  }
-  for (double value : facts.at("max_abs_pooled").get<std::vector<double>>()) {
-    worst.max_abs_pooled = std::max(worst.max_abs_pooled, value);
-  }
-  for (double value : facts.at("max_abs_hidden").get<std::vector<double>>()) {
-    worst.max_abs_hidden = std::max(worst.max_abs_hidden, value);
-  }
-  return worst;
+  DtypeDistances distances;
+  distances.one_minus_cosine = facts.at("one_minus_cosine").at(s).get<double>();
+  distances.max_abs_pooled = facts.at("max_abs_pooled").at(s).get<double>();
+  distances.max_abs_hidden = facts.at("max_abs_hidden").at(s).get<double>();
+  return distances;
 }
+
+// The worst and the mean of a model's per-sequence distances.
+struct DtypeSummary {
+  DtypeDistances worst, sum;
+  int count = 0;
+
+  void add(const DtypeDistances& distances) {
+    worst.widen(distances);
+    sum.one_minus_cosine += distances.one_minus_cosine;
+    sum.max_abs_pooled += distances.max_abs_pooled;
+    sum.max_abs_hidden += distances.max_abs_hidden;
+    ++count;
+  }
+  DtypeDistances mean() const {
+    const double n = count > 0 ? count : 1;
+    return {sum.one_minus_cosine / n, sum.max_abs_pooled / n, sum.max_abs_hidden / n};
+  }
+};
 
 inline std::string describe(const DtypeDistances& distances) {
   std::ostringstream text;
