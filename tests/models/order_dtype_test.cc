@@ -6,7 +6,12 @@
 // int8: the predicted label is float32's for at least 99.5 % of the sentences, and the accuracy
 // against the gold labels is at most 0.5 points below float32's.
 // bf16: the same label for at least 99.9 % of them; the pooled output's cosine with float32's at
-// least 0.9995 and max |hidden - hidden_f32| over each sentence's tokens at most 3e-2.
+// least 0.9995 and max |hidden - hidden_f32| over each sentence's tokens at most 3e-2, or, where
+// PyTorch rounding what tinyenc rounds (every Linear's input and weight to bf16, float32 sums:
+// "bf16_matmuls" in references.json) is farther, 1.5x PyTorch's distance (the spread of
+// rounding the int8 gate of dtype_accuracy_test.cc allows): these trained models' hidden states
+// are larger than the random goldens', and PyTorch's own bf16_matmuls reaches 8.9e-2 on
+// order-learned, 4.6e-2 on order-alibi and 3.5e-2 on order-relative.
 //
 // Except order-none, the order-blind baseline: it cannot tell a swapped pair apart, so it splits
 // its belief between the two people: 14 of its 266 sentences have their top two logits within
@@ -43,6 +48,7 @@ constexpr double kBF16SameLabels = 0.999;
 constexpr double kMaxAccuracyDropPoints = 0.5;
 constexpr double kBF16MinCosine = 0.9995;
 constexpr double kBF16MaxHidden = 3e-2;
+constexpr double kRoundingSpread = 1.5;
 
 struct OrderModel {
   LoadedModel model;
@@ -163,12 +169,19 @@ TEST_P(OrderDtypeTest, BF16KeepsTheLabels) {
   const EncoderOutput bf16 =
       check_labels(GetParam(), ComputeDtype::kBF16, kBF16SameLabels, "bf16_autocast");
   const OrderModel& order = order_model(GetParam());
+  const double pytorch_hidden = testing::dtype_references()
+                                    .at("order_models")
+                                    .at(GetParam())
+                                    .at("bf16_matmuls")
+                                    .at("max_abs_hidden")
+                                    .get<double>();
+  const double max_hidden = std::max(kBF16MaxHidden, kRoundingSpread * pytorch_hidden);
   testing::DtypeDistances worst;
   for (size_t b = 0; b < order.rows.size(); ++b) {
     const testing::DtypeDistances distances = testing::dtype_distances(
         order.f32, bf16, static_cast<int64_t>(b), static_cast<int64_t>(order.rows[b].size()));
     EXPECT_GE(1.0 - distances.one_minus_cosine, kBF16MinCosine) << GetParam() << " sentence " << b;
-    EXPECT_LE(distances.max_abs_hidden, kBF16MaxHidden) << GetParam() << " sentence " << b;
+    EXPECT_LE(distances.max_abs_hidden, max_hidden) << GetParam() << " sentence " << b;
     worst.widen(distances);
   }
   std::cout << "[ dtype ] " << GetParam() << " bf16: " << testing::describe(worst) << "\n";

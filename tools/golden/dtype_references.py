@@ -10,7 +10,9 @@ What PyTorch runs:
   quantized engine: weights s8, symmetric; activations u8, asymmetric, one scale per tensor,
   chosen at run time. Twice: per-output-channel weight scales (per_channel_dynamic_qconfig, the
   granularity tinyenc uses) and one weight scale per tensor (the default qconfig).
-- bf16: torch.autocast("cpu", dtype=torch.bfloat16) around the same float32 model.
+- bf16: torch.autocast("cpu", dtype=torch.bfloat16) around the same float32 model (every matmul
+  in bf16, the attention's too); and "bf16_matmuls": every nn.Linear's input and weight rounded
+  to bf16, products and sums in float32, the rest float32, which is what tinyenc's bf16 computes.
 The layers are reference_encoder.Layer (attention written out with nn.Linear projections) even
 for the PE kinds whose goldens use nn.TransformerEncoderLayer: that layer keeps its packed
 in_proj and out_proj away from quantize_dynamic, which would leave most of the model float32.
@@ -37,6 +39,7 @@ Usage: /usr/bin/python3 tools/golden/dtype_references.py [--out FILE]
 """
 import argparse
 import json
+import copy
 import math
 import pathlib
 import sys
@@ -189,6 +192,48 @@ def quantized(model, per_channel):
     return quantize_dynamic(model, {torch.nn.Linear: qconfig}, dtype=torch.qint8)
 
 
+class Bf16Linear(torch.nn.Module):
+    """nn.Linear with its input and weight rounded to bfloat16 and float32 products and sums
+    (bf16 x bf16 products are exact in float32): what tinyenc's bf16 matmuls compute."""
+
+    def __init__(self, linear):
+        super().__init__()
+        self.weight = torch.nn.Parameter(linear.weight.detach().bfloat16().float())
+        self.bias = linear.bias
+
+    def forward(self, x):
+        return torch.nn.functional.linear(x.bfloat16().float(), self.weight, self.bias)
+
+
+def bf16_matmuls(model):
+    """A copy of `model` whose every nn.Linear is a Bf16Linear; the rest stays float32."""
+    model = copy.deepcopy(model)
+    for module in list(model.modules()):
+        for name, child in list(module.named_children()):
+            if isinstance(child, torch.nn.Linear):
+                setattr(module, name, Bf16Linear(child))
+    return model
+
+
+def pytorch_activation_levels():
+    """The top of the u8 range PyTorch's dynamic linear quantizes activations to on this engine:
+    255, or 127 with reduce_range; found by reproducing its output."""
+    torch.manual_seed(0)
+    linear = torch.nn.Linear(64, 32)
+    x = torch.randn(5, 64) * 3 + 0.5
+    q = quantized(torch.nn.Sequential(linear), True)
+    y = q(x)
+    weight = q[0].weight().dequantize()
+    for levels in (255, 127):
+        low, high = min(0.0, float(x.min())), max(0.0, float(x.max()))
+        scale = (high - low) / levels
+        zero_point = max(0, min(levels, round(-low / scale)))
+        xq = torch.clamp(torch.round(x / scale) + zero_point, 0, levels)
+        if float(((xq - zero_point) * scale @ weight.T + linear.bias - y).abs().max()) < 1e-4:
+            return levels
+    raise SystemExit("PyTorch's dynamic linear matches neither 8- nor 7-bit activations")
+
+
 def run(model, sequence, bf16=False):
     ids = torch.tensor([sequence["ids"]])
     lengths = torch.tensor([len(sequence["ids"])])
@@ -215,7 +260,8 @@ def measure(model, sequences):
     """Per sequence distances of PyTorch's int8 (both weight granularities) and bf16."""
     variants = {"int8_per_channel": (quantized(model, True), False),
                 "int8_per_tensor": (quantized(model, False), False),
-                "bf16_autocast": (model, True)}
+                "bf16_autocast": (model, True),
+                "bf16_matmuls": (bf16_matmuls(model), False)}
     result = {name: {"one_minus_cosine": [], "max_abs_pooled": [], "max_abs_hidden": []}
               for name in variants}
     fp32 = []
@@ -247,17 +293,25 @@ def order_agreement(folder):
     golden = json.loads((folder / "heldout_golden.json").read_text())
     variants = {"int8_per_channel": (quantized(model, True), False),
                 "int8_per_tensor": (quantized(model, False), False),
-                "bf16_autocast": (model, True)}
-    counts = {name: {"same_label": 0, "correct": 0} for name in variants}
+                "bf16_autocast": (model, True),
+                "bf16_matmuls": (bf16_matmuls(model), False)}
+    counts = {name: {"same_label": 0, "correct": 0, "max_one_minus_cosine": 0.0,
+                     "max_abs_hidden": 0.0} for name in variants}
     correct_f32 = 0
     for sentence in golden["sentences"]:
         sequence = {"ids": sentence["ids"]}
-        f32_label = int(torch.argmax(run(model, sequence)[2]))
+        reference = run(model, sequence)
+        f32_label = int(torch.argmax(reference[2]))
         correct_f32 += f32_label == sentence["label"]
         for name, (variant, bf16) in variants.items():
-            label = int(torch.argmax(run(variant, sequence, bf16)[2]))
+            output = run(variant, sequence, bf16)
+            label = int(torch.argmax(output[2]))
             counts[name]["same_label"] += label == f32_label
             counts[name]["correct"] += label == sentence["label"]
+            distance = distances(reference, output)
+            for key in ("one_minus_cosine", "max_abs_hidden"):
+                worst = "max_" + key if key == "one_minus_cosine" else key
+                counts[name][worst] = max(counts[name][worst], distance[key])
     return {"sentences": len(golden["sentences"]), "correct_f32": correct_f32, **counts}
 
 
@@ -272,6 +326,7 @@ def main():
                  "gates; written by tools/golden/dtype_references.py",
         "torch": torch.__version__,
         "quantized_engine": torch.backends.quantized.engine,
+        "quantized_activation_levels": pytorch_activation_levels(),
         "models": {},
         "order_models": {},
     }
