@@ -439,7 +439,7 @@ def main():
           f"{args.rounds}; each cell the median over rounds of the round's p50, ms")
     if "tinyenc" in engines and not with_dtype:
         print(f"{bullet}tinyenc: this build has no --dtype: f32 only")
-    ort_version = None
+    ort_version, ort_printed = None, False
 
     headers = ["config", "batch", "seq", "threads"]
     columns = [(e, d) for e in ("tinyenc", "PyTorch", "ORT") for d in dtypes
@@ -516,7 +516,8 @@ def main():
                   f"abs {max_abs:.3g}, relative L2 {relative:.3g} "
                   f"({'ok' if ok else 'NOT TIMED'}: {bound})")
             runners[(engine, dtype)] = ok
-        if ort_version:
+        if ort_version and not ort_printed:
+            ort_printed = True
             print(f"{bullet}ONNX Runtime {ort_version}, onnxruntime-node, intra-op threads = "
                   "row threads, inter-op 1, graph optimisation all, sequential")
         for dtype in dtypes:

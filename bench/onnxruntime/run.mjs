@@ -62,34 +62,39 @@ function idsTensor(rows) {
   return new ort.Tensor('int64', data, [batch, seq]);
 }
 
-if (args.ids) {
-  const rows = JSON.parse(readFileSync(args.ids, 'utf8')).ids;
+// process.exit() would cut off output still queued for a pipe, so both modes end by returning.
+async function hiddenFor(file) {
+  const rows = JSON.parse(readFileSync(file, 'utf8')).ids;
   const { hidden } = await session.run({ ids: idsTensor(rows) });
-  process.stdout.write(JSON.stringify({ ...about, dims: hidden.dims, hidden: Array.from(hidden.data) }) + '\n');
-  process.exit(0);
+  return { ...about, dims: hidden.dims, hidden: Array.from(hidden.data) };
 }
 
-const batch = positive('batch');
-const seq = positive('seq');
-const vocab = positive('vocab');
-const minRuns = positive('min-runs');
-const minSeconds = Number(args['min-time']);
-// Deterministic ids (a 32-bit LCG), away from the special tokens at the start of the vocabulary.
-let state = 12345;
-const rows = Array.from({ length: batch }, () => Array.from({ length: seq }, () => {
-  state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-  return 1000 + (state % Math.max(1, vocab - 2000));
-}));
-const feeds = { ids: idsTensor(rows) };
-for (let i = 0; i < positive('warmup'); ++i) await session.run(feeds);
-const times = [];
-const start = performance.now();
-while (times.length < minRuns || performance.now() - start < minSeconds * 1e3) {
-  const t0 = performance.now();
-  await session.run(feeds);
-  times.push(performance.now() - t0);
+async function timing() {
+  const batch = positive('batch');
+  const seq = positive('seq');
+  const vocab = positive('vocab');
+  const minRuns = positive('min-runs');
+  const minSeconds = Number(args['min-time']);
+  // Deterministic ids (a 32-bit LCG), away from the special tokens at the start of the vocabulary.
+  let state = 12345;
+  const rows = Array.from({ length: batch }, () => Array.from({ length: seq }, () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return 1000 + (state % Math.max(1, vocab - 2000));
+  }));
+  const feeds = { ids: idsTensor(rows) };
+  for (let i = 0; i < positive('warmup'); ++i) await session.run(feeds);
+  const times = [];
+  const start = performance.now();
+  while (times.length < minRuns || performance.now() - start < minSeconds * 1e3) {
+    const t0 = performance.now();
+    await session.run(feeds);
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  const p50 = times.length % 2 ? times[(times.length - 1) / 2]
+    : (times[times.length / 2 - 1] + times[times.length / 2]) / 2;
+  return { ...about, batch, seq, runs: times.length, p50_ms: p50, min_ms: times[0] };
 }
-times.sort((a, b) => a - b);
-const p50 = times.length % 2 ? times[(times.length - 1) / 2]
-  : (times[times.length / 2 - 1] + times[times.length / 2]) / 2;
-process.stdout.write(JSON.stringify({ ...about, batch, seq, runs: times.length, p50_ms: p50, min_ms: times[0] }) + '\n');
+
+const result = args.ids ? await hiddenFor(args.ids) : await timing();
+process.stdout.write(JSON.stringify(result) + '\n');
