@@ -314,7 +314,7 @@ def implementation_summary(implementations, dtype):
         if weights == wanted and (bias or dtype != "f32"):
             rows[f"{kind} {impl}"] = rows.get(f"{kind} {impl}", 0) + count
     if not rows:
-        return f"none with {wanted} weights"
+        return None
     return " + ".join(name for name, _ in sorted(rows.items(), key=lambda r: -r[1]))
 
 
@@ -327,7 +327,10 @@ def tinyenc_p50(tinyenc, folder, dtype, with_dtype, batch, seq, threads, min_sec
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         raise RuntimeError(f"tinyenc bench: {result.stderr.strip()}")
-    return json.loads(result.stdout)["rows"][0]["p50_ms"]
+    row = json.loads(result.stdout)["rows"][0]
+    if row.get("dtype", "f32") != dtype:  # a fallback must not be shown as the dtype asked for
+        raise RuntimeError(f"tinyenc bench --dtype {dtype} ran {row['dtype']}")
+    return row["p50_ms"], row.get("matmul", "")
 
 
 # --- ONNX Runtime ------------------------------------------------------------------------------
@@ -472,8 +475,13 @@ def main():
                 if hidden is None:
                     notes.append(f"{preset}: tinyenc {dtype} not run: {info}")
                     continue
+                summary = implementation_summary(info, dtype)
+                if summary is None:  # no product with this dtype's weights: another dtype ran
+                    notes.append(f"{preset}: tinyenc {dtype} not run: `tinyenc run --dtype "
+                                 f"{dtype}` ran no matmul with {WEIGHT_TYPE[dtype]} weights")
+                    continue
                 outputs[("tinyenc", dtype)] = hidden
-                matmul[dtype] = implementation_summary(info, dtype)
+                matmul[dtype] = summary
         torch_engines = {}
         if "pytorch" in engines:
             for dtype in dtypes:
@@ -530,13 +538,16 @@ def main():
                 ids = torch.randint(1000, 29000, (batch, seq))
                 for threads in map(int, args.threads.split(",")):
                     samples = {column: [] for column in columns}
+                    row_matmul = dict(matmul)  # the check run's, unless bench names this shape's
                     for _ in range(args.rounds):
                         for engine, dtype in columns:
                             if not runners.get((engine, dtype)):
                                 continue
                             if engine == "tinyenc":
-                                ms = tinyenc_p50(tinyenc, folder, dtype, with_dtype, batch, seq,
-                                                 threads, args.min_time)
+                                ms, label = tinyenc_p50(tinyenc, folder, dtype, with_dtype,
+                                                        batch, seq, threads, args.min_time)
+                                if label:  # tinyenc bench's own name for its main matmul
+                                    row_matmul[dtype] = label
                             elif engine == "PyTorch":
                                 ms = math.inf
                                 for intra_op in sorted({threads, 1}, reverse=True):
@@ -570,7 +581,8 @@ def main():
                     row.append(f"{min(others) / min(ours):.2f}x" if ours and others else "-")
                     fastest = min((v, d) for (e, d), v in p50.items() if e == "tinyenc") \
                         if ours else None
-                    row.append(f"{fastest[1]}: {matmul.get(fastest[1], '?')}" if fastest else "-")
+                    row.append(f"{fastest[1]}: {row_matmul.get(fastest[1], '?')}"
+                               if fastest else "-")
                     row.append(f"{100 * spread:.0f}%")
                     table.append(row)
                     print(("| " + " | ".join(row) + " |") if markdown else "  ".join(row),

@@ -33,7 +33,9 @@ function fail(message) {
 
 function positive(name) {
   const value = Number(args[name]);
-  if (!Number.isInteger(value) || value < 1) fail(`--${name}: expected a positive integer, got '${args[name]}'`);
+  if (!Number.isInteger(value) || value < 1) {
+    fail(`--${name}: expected a positive integer, got '${args[name]}'`);
+  }
   return value;
 }
 
