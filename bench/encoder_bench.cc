@@ -1,11 +1,20 @@
-// Whole-encoder latency on random weights: BM_Encoder/<config>/<batch>/<seq>/<threads>, plus
-// BM_Matmul/1024/<threads>, a plain oneDNN fp32 matmul (1024 x 1024 x 1024) as the hardware
-// reference in the same run. Counters: GFLOP/s (matmul FLOPs of the forward pass).
+// Whole-encoder latency on random weights: BM_Encoder/<config>/<batch>/<seq>/<threads> in f32,
+// BM_Encoder_int8/... and BM_Encoder_bf16/... (same suffixes) in those compute dtypes, plus the
+// hardware references of the same run: BM_Matmul/1024/<threads>, a plain oneDNN fp32 matmul
+// (1024 x 1024 x 1024), BM_Matmul_int8/1024/<threads>, tinyenc's int8 Linear at that size
+// (activation quantization included), and BM_Memcpy/<bytes>, the memory bandwidth weights can
+// stream at. Counters: GFLOP/s (matmul FLOPs of the forward pass), weight_GB/s (the Linear
+// weights' bytes, scales included, each read once per forward: compare with BM_Memcpy's
+// bytes_per_second at short sequences, where a forward pass is a stream over its weights).
+// Label: oneDNN's implementation of the FFN-in matmul.
 //
-//   build/bench/encoder_bench --benchmark_filter='BM_Encoder/tiny/.*'
+//   build/bench/encoder_bench --benchmark_filter='BM_Encoder(_int8)?/base/1/(8|128)/1$'
+//     --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true
+//     --benchmark_report_aggregates_only=true   (one command line)
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
+#include <cstring>
 #include <memory>
 #include <numeric>
 #include <oneapi/dnnl/dnnl.hpp>
@@ -13,11 +22,14 @@
 #include <string>
 #include <vector>
 
+#include "engine/dtype.h"
 #include "engine/encoder.h"
+#include "engine/layers/linear.h"
 #include "engine/random_encoder.h"
 
 namespace {
 
+using tinyenc::ComputeDtype;
 using tinyenc::Encoder;
 using tinyenc::EncoderConfig;
 
@@ -30,10 +42,28 @@ double forward_flops(const EncoderConfig& c, int64_t batch, int64_t seq) {
   return per_layer * static_cast<double>(c.layers);
 }
 
+// Bytes of the Linear weights one forward pass reads: every matrix once, in its dtype's storage
+// (int8 adds a float scale per output channel; biases are f32 in every dtype).
+double weight_bytes(const EncoderConfig& c, ComputeDtype dtype) {
+  const double d = static_cast<double>(c.d_model), f = static_cast<double>(c.ffn_dim);
+  const double elements = 4.0 * d * d + 2.0 * d * f;
+  const double outputs = 4.0 * d + f + d;
+  const double per_element = dtype == ComputeDtype::kF32    ? 4.0
+                             : dtype == ComputeDtype::kBF16 ? 2.0
+                                                            : 1.0;
+  const double scales = dtype == ComputeDtype::kInt8 ? 4.0 * outputs : 0.0;
+  return (elements * per_element + scales + 4.0 * outputs) * static_cast<double>(c.layers);
+}
+
 void BM_Encoder(benchmark::State& state, std::string preset, int64_t batch, int64_t seq,
-                int threads) {
+                int threads, ComputeDtype dtype) {
+  if (const std::string reason = tinyenc::dtype_unsupported_reason(dtype); !reason.empty()) {
+    state.SkipWithError(reason.c_str());
+    return;
+  }
   omp_set_num_threads(threads);
-  const EncoderConfig config = *tinyenc::preset_config(preset);
+  EncoderConfig config = *tinyenc::preset_config(preset);
+  config.dtype = dtype;
   Encoder encoder(config, tinyenc::random_encoder_weights(config, 42));
   std::mt19937 random(7);
   std::uniform_int_distribution<int32_t> token(1000, 29000);
@@ -52,6 +82,9 @@ void BM_Encoder(benchmark::State& state, std::string preset, int64_t batch, int6
                                                  benchmark::Counter::kIsIterationInvariantRate);
   state.counters["tokens/s"] = benchmark::Counter(static_cast<double>(batch * seq),
                                                   benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["weight_GB/s"] = benchmark::Counter(weight_bytes(config, dtype) * 1e-9,
+                                                     benchmark::Counter::kIsIterationInvariantRate);
+  state.SetLabel(encoder.matmul_implementation());
 }
 
 void BM_Matmul(benchmark::State& state, int64_t n, int threads) {
@@ -77,6 +110,40 @@ void BM_Matmul(benchmark::State& state, int64_t n, int threads) {
       benchmark::Counter(2.0 * n * n * n * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// tinyenc's int8 Linear, x [n, n] times an [n, n] weight, quantization of x included.
+void BM_Matmul_int8(benchmark::State& state, int64_t n, int threads) {
+  omp_set_num_threads(threads);
+  tinyenc::Runtime runtime;
+  std::vector<float> weights(static_cast<size_t>(n * n)), x(static_cast<size_t>(n * n));
+  std::vector<float> y(x.size());
+  std::mt19937 random(3);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  for (float& w : weights) w = normal(random);
+  for (float& v : x) v = normal(random);
+  tinyenc::Linear linear(runtime, tinyenc::LinearSource::of_f32(weights.data(), n, n), nullptr,
+                         ComputeDtype::kInt8);
+  linear(x.data(), n, y.data());
+  for (auto _ : state) {
+    linear(x.data(), n, y.data());
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(2.0 * n * n * n * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.SetLabel(linear.implementation());
+}
+
+// Copies `bytes` between two buffers: bytes_per_second is the bandwidth a stream over that
+// many bytes of weights can reach (each copied byte is read once and written once).
+void BM_Memcpy(benchmark::State& state, int64_t bytes) {
+  std::vector<char> from(static_cast<size_t>(bytes), 1), to(static_cast<size_t>(bytes), 0);
+  for (auto _ : state) {
+    std::memcpy(to.data(), from.data(), from.size());
+    benchmark::DoNotOptimize(to.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * bytes);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -85,21 +152,37 @@ int main(int argc, char** argv) {
                                  1024, threads)
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
+    benchmark::RegisterBenchmark(("BM_Matmul_int8/1024/" + std::to_string(threads)).c_str(),
+                                 BM_Matmul_int8, 1024, threads)
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
   }
-  for (const char* preset : {"tiny", "mini", "small", "base"}) {
-    for (int64_t batch : {1, 8}) {
-      for (int64_t seq : {8, 32, 128, 512}) {
-        for (int threads : {1, 2}) {
-          const std::string name = std::string("BM_Encoder/") + preset + "/" +
-                                   std::to_string(batch) + "/" + std::to_string(seq) + "/" +
-                                   std::to_string(threads);
-          benchmark::RegisterBenchmark(name.c_str(), BM_Encoder, preset, batch, seq, threads)
-              ->Unit(benchmark::kMillisecond)
-              ->UseRealTime();
+  // 1 MiB (caches), 64 MiB, and the base preset's int8 weights (85 MB).
+  const EncoderConfig base = *tinyenc::preset_config("base");
+  for (int64_t bytes : {int64_t{1} << 20, int64_t{64} << 20,
+                        static_cast<int64_t>(weight_bytes(base, ComputeDtype::kInt8))}) {
+    benchmark::RegisterBenchmark(("BM_Memcpy/" + std::to_string(bytes)).c_str(), BM_Memcpy, bytes)
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  }
+  const std::pair<const char*, ComputeDtype> dtypes[] = {{"BM_Encoder/", ComputeDtype::kF32},
+                                                         {"BM_Encoder_int8/", ComputeDtype::kInt8},
+                                                         {"BM_Encoder_bf16/", ComputeDtype::kBF16}};
+  for (const auto& [prefix, dtype] : dtypes)
+    for (const char* preset : {"tiny", "mini", "small", "base"}) {
+      for (int64_t batch : {1, 8}) {
+        for (int64_t seq : {8, 32, 128, 512}) {
+          for (int threads : {1, 2}) {
+            const std::string name = std::string(prefix) + preset + "/" + std::to_string(batch) +
+                                     "/" + std::to_string(seq) + "/" + std::to_string(threads);
+            benchmark::RegisterBenchmark(name.c_str(), BM_Encoder, preset, batch, seq, threads,
+                                         dtype)
+                ->Unit(benchmark::kMillisecond)
+                ->UseRealTime();
+          }
         }
       }
     }
-  }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

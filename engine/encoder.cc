@@ -21,7 +21,9 @@ void require(bool present, const std::string& what) {
 }
 
 void require_linear(const LinearWeights& linear, int64_t out, int64_t in, const std::string& what) {
-  require(linear.weight != nullptr, what);
+  require(linear.weight != nullptr || linear.weight_bf16 != nullptr ||
+              (linear.weight_s8 != nullptr && linear.weight_scales != nullptr),
+          what);
   if (linear.out_features != out || linear.in_features != in) {
     throw std::invalid_argument(
         what + ": expected [" + std::to_string(out) + ", " + std::to_string(in) + "], got [" +
@@ -66,6 +68,10 @@ Encoder::Encoder(EncoderConfig config, EncoderWeights weights)
     : config_(std::move(config)), weights_(std::move(weights)) {
   validate(config_);
   check_weights(config_, weights_);
+  // Never a silent emulation: a dtype this CPU cannot run is an error naming what is missing.
+  if (const std::string reason = dtype_unsupported_reason(config_.dtype); !reason.empty()) {
+    throw std::invalid_argument(reason);
+  }
   const EncoderConfig& c = config_;
   position_encoding_ = make_position_encoding(c, weights_);
   for (const LayerWeights& layer : weights_.layers) {
@@ -77,15 +83,18 @@ Encoder::Encoder(EncoderConfig config, EncoderWeights weights)
                         weights_.final_norm.beta, c.d_model, c.layer_norm_eps);
   }
   if (c.has_pooler) {
-    pooler_.emplace(runtime_, weights_.pooler.weight, weights_.pooler.bias, c.d_model, c.d_model);
+    pooler_.emplace(runtime_, weights_.pooler, c.dtype);
   }
   if (c.num_labels > 0) {
-    classifier_.emplace(runtime_, weights_.classifier.weight, weights_.classifier.bias,
-                        c.num_labels, c.d_model);
+    classifier_.emplace(runtime_, weights_.classifier, c.dtype);
   }
 }
 
 Encoder::~Encoder() = default;
+
+std::string Encoder::matmul_implementation() const {
+  return layers_.empty() ? std::string() : layers_.front()->feed_forward().in().implementation();
+}
 
 int64_t Encoder::parameter_count() const {
   const EncoderConfig& c = config_;

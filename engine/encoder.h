@@ -56,7 +56,9 @@ struct NonFiniteOutputError : std::runtime_error {
 
 class Encoder {
  public:
-  // Validates the config and checks that every weight the config needs is present.
+  // Validates the config and checks that every weight the config needs is present. Every Linear
+  // computes in config.dtype; throws std::invalid_argument with dtype_unsupported_reason() when
+  // this CPU cannot run it.
   Encoder(EncoderConfig config, EncoderWeights weights);
   ~Encoder();
   Encoder(const Encoder&) = delete;
@@ -66,6 +68,10 @@ class Encoder {
   EncoderOutput forward(const EncoderInput& input, const ForwardOptions& options = {});
 
   const EncoderConfig& config() const { return config_; }
+  // oneDNN's implementation of the first layer's FFN-in matmul ("gemm:jit",
+  // "jit_uni_int8_1x1:avx2", "brg:avx512_core_amx_int8"...), for benchmark tables; empty before
+  // the first forward().
+  std::string matmul_implementation() const;
   // Number of parameters the config implies (weights actually used).
   int64_t parameter_count() const;
 

@@ -28,6 +28,8 @@ class EncoderLayer {
     }
   }
 
+  const FeedForward& feed_forward() const { return ffn_.layer(); }
+
  private:
   void post_ln(float* x, const Batch& batch);
   void pre_ln(float* x, const Batch& batch);

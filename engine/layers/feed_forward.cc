@@ -19,8 +19,8 @@ Epilogue epilogue_of(Activation activation) {
 
 FeedForward::FeedForward(Runtime& runtime, const EncoderConfig& c, const LayerWeights& w,
                          AlignedBuffer& hidden)
-    : in_(runtime, w.ffn_in.weight, w.ffn_in.bias, c.ffn_dim, c.d_model),
-      out_(runtime, w.ffn_out.weight, w.ffn_out.bias, c.d_model, c.ffn_dim),
+    : in_(runtime, w.ffn_in, c.dtype),
+      out_(runtime, w.ffn_out, c.dtype),
       activation_(epilogue_of(c.activation)),
       hidden_(&hidden) {}
 

@@ -22,6 +22,8 @@ class FeedForward {
     out_(hidden, rows, y, Epilogue::kNone, residual);
   }
 
+  const Linear& in() const { return in_; }
+
  private:
   Linear in_;
   Linear out_;

@@ -1,18 +1,14 @@
 #include "engine/layers/self_attention.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace tinyenc {
 namespace {
 
 // One fused QKV matmul: the three [D, D] matrices (and biases) stacked once, at load.
-std::vector<float> stacked_weights(const LayerWeights& w, int64_t d) {
-  std::vector<float> weight(static_cast<size_t>(3 * d * d));
-  int64_t part = 0;
-  for (const LinearWeights* linear : {&w.query, &w.key, &w.value}) {
-    std::copy(linear->weight, linear->weight + d * d, weight.begin() + part++ * d * d);
-  }
-  return weight;
+std::vector<LinearSource> qkv_parts(const LayerWeights& w) {
+  return {LinearSource::of(w.query), LinearSource::of(w.key), LinearSource::of(w.value)};
 }
 
 std::vector<float> stacked_biases(const LayerWeights& w, int64_t d) {
@@ -30,14 +26,12 @@ std::vector<float> stacked_biases(const LayerWeights& w, int64_t d) {
 SelfAttention::SelfAttention(Runtime& runtime, const StageClock& clock, const EncoderConfig& c,
                              const LayerWeights& w, const PositionEncoding& position_encoding,
                              Workspace& workspace)
-    : qkv_weight_(stacked_weights(w, c.d_model)),
+    : qkv_weight_(qkv_parts(w)),
       qkv_bias_(stacked_biases(w, c.d_model)),
-      qkv_(clock, &StageTimes::qkv, runtime, qkv_weight_.data(), qkv_bias_.data(), 3 * c.d_model,
-           c.d_model),
+      qkv_(clock, &StageTimes::qkv, runtime, qkv_weight_.source(), qkv_bias_.data(), c.dtype),
       attend_(clock, &StageTimes::attention, runtime, c.heads, c.head_dim(), position_encoding,
               workspace.scores),
-      output_(clock, &StageTimes::output_projection, runtime, w.attention_output.weight,
-              w.attention_output.bias, c.d_model, c.d_model),
+      output_(clock, &StageTimes::output_projection, runtime, w.attention_output, c.dtype),
       workspace_(&workspace) {}
 
 void SelfAttention::operator()(const float* x, const Batch& batch, float* y,

@@ -27,8 +27,8 @@ class SelfAttention {
   void operator()(const float* x, const Batch& batch, float* y, const float* residual);
 
  private:
-  std::vector<float> qkv_weight_;  // [3D, D]: query, key and value rows stacked
-  std::vector<float> qkv_bias_;    // [3D]
+  StackedSource qkv_weight_;     // [3D, D]: query, key and value rows stacked
+  std::vector<float> qkv_bias_;  // [3D]
   Timed<Linear> qkv_;
   Timed<ScaledDotProductAttention> attend_;
   Timed<Linear> output_;

@@ -59,6 +59,8 @@ class Timed {
     layer_(std::forward<Args>(args)...);
   }
 
+  const Layer& layer() const { return layer_; }
+
  private:
   Layer layer_;
   const StageClock* clock_;

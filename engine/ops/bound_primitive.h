@@ -33,21 +33,22 @@ class BoundPrimitive {
   std::unordered_map<int, dnnl::memory> args_;
 };
 
-// Primitives by key. Keys are small structs compared member by member (operator<=>), never
-// strings: a lookup builds nothing. oneDNN fixes a primitive's thread count when it is created,
-// so every key carries the thread count it was made for (see current_threads).
-template <class Key>
+// Primitives (or whatever an op keeps per primitive, `Value`) by key. Keys are small structs
+// compared member by member (operator<=>), never strings: a lookup builds nothing. oneDNN fixes a
+// primitive's thread count when it is created, so every key carries the thread count it was made
+// for (see current_threads).
+template <class Key, class Value = BoundPrimitive>
 class PrimitiveCache {
  public:
   template <class Make>
-  BoundPrimitive& get(const Key& key, Make&& make) {
+  Value& get(const Key& key, Make&& make) {
     auto it = primitives_.find(key);
     if (it == primitives_.end()) it = primitives_.emplace(key, make()).first;
     return it->second;
   }
 
  private:
-  std::map<Key, BoundPrimitive> primitives_;
+  std::map<Key, Value> primitives_;
 };
 
 inline int current_threads() { return omp_get_max_threads(); }

@@ -1,10 +1,22 @@
 // y[rows, out] = epilogue(x[rows, in] W^T + b) (+ residual[rows, out]): torch.nn.Linear with the
-// activation and the residual add fused into the primitive as oneDNN post-ops.
+// activation and the residual add fused into the primitive as oneDNN post-ops. x, y, b and the
+// residual are f32 in every dtype; the weights are in theirs (WeightMatrix):
+//   f32:  f32 x f32.
+//   bf16: x rounded to bf16 into a scratch buffer, bf16 x bf16 with f32 accumulation.
+//   int8: dynamic quantization (as PyTorch's quantize_dynamic): x quantized per call to u8 with
+//         one scale and zero point for the tensor, s8 weights per output channel, s32
+//         accumulation; the dequantization is the first two post-ops, a multiply by
+//         scale_x * scale_w[o] and an add of b[o] - scale_x * scale_w[o] * zero_point *
+//         sum_i w_s8[o][i] (the zero point's share), both per output channel.
 #pragma once
 
 #include <compare>
 #include <cstdint>
+#include <string>
+#include <vector>
 
+#include "engine/buffer.h"
+#include "engine/dtype.h"
 #include "engine/ops/bound_primitive.h"
 #include "engine/ops/runtime.h"
 #include "engine/ops/weight_matrix.h"
@@ -17,15 +29,20 @@ namespace ops {
 
 class Matmul {
  public:
-  explicit Matmul(Runtime& runtime) : runtime_(&runtime) {}
+  explicit Matmul(Runtime& runtime);
 
   // bias [out] may be null; residual, when given, is [rows, out] and may alias neither x nor y.
   void operator()(const float* x, int64_t rows, WeightMatrix& weights, const float* bias, float* y,
                   Epilogue epilogue = Epilogue::kNone, const float* residual = nullptr);
 
+  // oneDNN's name for the implementation of the primitive the last call ran ("gemm:jit",
+  // "jit_uni_int8_1x1:avx2", "brg:avx512_core_amx_int8"...); empty before the first call.
+  const std::string& implementation() const { return *implementation_; }
+
  private:
   struct Key {
     const WeightMatrix* weights;
+    ComputeDtype dtype;
     const float* bias;
     int64_t rows;
     Epilogue epilogue;
@@ -33,10 +50,23 @@ class Matmul {
     int threads;
     auto operator<=>(const Key&) const = default;
   };
-  BoundPrimitive plan(const Key& key, WeightMatrix& weights);
+  // A primitive with what one call needs besides it, allocated once per key.
+  struct Plan {
+    BoundPrimitive primitive;
+    std::string implementation;
+    AlignedBuffer source;                // bf16 or u8 activations [rows, in]
+    std::vector<float> channel_scales;   // int8: scale_x * scale_w[o]
+    std::vector<float> channel_offsets;  // int8: b[o] minus the zero point's share
+  };
+  Plan plan(const Key& key, WeightMatrix& weights);
+  const void* quantize(const float* x, int64_t rows, const WeightMatrix& weights, const float* bias,
+                       Plan& plan) const;
 
   Runtime* runtime_;
-  PrimitiveCache<Key> plans_;
+  int32_t activation_levels_;  // int8: u8 activations take [0, activation_levels_]
+  PrimitiveCache<Key, Plan> plans_;
+  static const std::string kNoImplementation;
+  const std::string* implementation_ = &kNoImplementation;
 };
 
 }  // namespace ops

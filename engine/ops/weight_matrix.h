@@ -1,40 +1,91 @@
-// A Linear's weight matrix in the data type it is stored in, [out_features, in_features] as in
-// torch.nn.Linear. Only this type and the matmul op know the storage type: a new one (bf16, int8
-// per output channel) changes them and nothing above.
+// A Linear's weight matrix in the data type the matmul computes in, [out_features, in_features]
+// as in torch.nn.Linear. Only this type and the matmul op know the storage type; the layers above
+// pass the weights in whatever form the model file holds them (LinearSource) and the dtype.
 #pragma once
 
 #include <cstdint>
 #include <list>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <utility>
+#include <vector>
 
+#include "engine/dtype.h"
+#include "engine/encoder_weights.h"
 #include "engine/ops/runtime.h"
 
 namespace tinyenc {
 
-enum class WeightType { kF32 };
+// A view of one weight matrix in one of LinearWeights' source forms: f32, bf16 bits, or s8 with
+// one scale per output channel. Exactly one of f32, bf16 and s8 is set.
+struct LinearSource {
+  const float* f32 = nullptr;
+  const uint16_t* bf16 = nullptr;
+  const int8_t* s8 = nullptr;
+  const float* scales = nullptr;  // [out_features], with s8
+  int64_t out_features = 0;
+  int64_t in_features = 0;
+
+  static LinearSource of(const LinearWeights& weights);
+  static LinearSource of_f32(const float* weight, int64_t out_features, int64_t in_features);
+  // weight[o][i] as float (s8 dequantized, bf16 widened), without building the matrix.
+  float at(int64_t o, int64_t i) const;
+};
+
+// Several matrices with the same in_features stacked by rows (QKV): owns the concatenation.
+// Sources in one common form stay in it (s8 rows keep their scales); mixed forms become f32.
+class StackedSource {
+ public:
+  explicit StackedSource(const std::vector<LinearSource>& parts);
+  StackedSource(const StackedSource&) = delete;
+  StackedSource& operator=(const StackedSource&) = delete;
+  const LinearSource& source() const { return source_; }
+
+ private:
+  std::vector<float> f32_;
+  std::vector<uint16_t> bf16_;
+  std::vector<int8_t> s8_;
+  std::vector<float> scales_;
+  LinearSource source_;
+};
 
 class WeightMatrix {
  public:
-  // Keeps a pointer to `data` (f32, row-major); the caller keeps it alive.
+  // Converts `source` once into `dtype`'s storage: f32 (an f32 source is kept by pointer), bf16
+  // (rounded to nearest even; a bf16 source is kept by pointer) or symmetric s8 per output
+  // channel (an s8 source is kept by pointer). Pointers kept stay the caller's to keep alive.
+  WeightMatrix(Runtime& runtime, const LinearSource& source, ComputeDtype dtype);
+  // An f32 matrix kept by pointer.
   WeightMatrix(Runtime& runtime, const float* data, int64_t out_features, int64_t in_features);
+  WeightMatrix(const WeightMatrix&) = delete;
+  WeightMatrix& operator=(const WeightMatrix&) = delete;
 
-  WeightType type() const { return type_; }
+  ComputeDtype dtype() const { return dtype_; }
   dnnl::memory::data_type data_type() const;
   const void* data() const { return data_; }
   int64_t out_features() const { return out_; }
   int64_t in_features() const { return in_; }
+  // int8 only: weight[o][i] = s8[o][i] * scales()[o], and row_sums()[o] = sum_i s8[o][i] (what a
+  // zero point in the activations adds to each output).
+  const float* scales() const { return scales_; }
+  const int32_t* row_sums() const { return row_sums_.data(); }
 
-  // The matrix reordered into the layout a primitive asked for (dims [out, in] or
-  // [out, in, 1]); reordered on the first request for that layout and kept.
+  // The matrix reordered into the layout a primitive asked for: dims [in, out] (a matmul's
+  // weights) or [out, in, 1] (a 1x1 convolution's); reordered on the first request for that
+  // layout and kept.
   const dnnl::memory& packed(const dnnl::memory::desc& desc);
 
  private:
   Runtime* runtime_;
-  WeightType type_ = WeightType::kF32;
-  const void* data_;
+  ComputeDtype dtype_ = ComputeDtype::kF32;
+  const void* data_ = nullptr;
+  const float* scales_ = nullptr;
   int64_t out_;
   int64_t in_;
+  std::vector<float> f32_;  // converted storage, when the source was not kept
+  std::vector<uint16_t> bf16_;
+  std::vector<int8_t> s8_;
+  std::vector<float> own_scales_;
+  std::vector<int32_t> row_sums_;
   std::list<std::pair<dnnl::memory::desc, dnnl::memory>> packed_;  // list: stable addresses
 };
 

@@ -1,0 +1,121 @@
+#include "engine/ops/quantize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "engine/dtype.h"
+#include "engine/isa.h"
+
+namespace tinyenc {
+
+uint16_t bf16_from_f32(float value) {
+  uint32_t bits = 0;
+  std::memcpy(&bits, &value, sizeof bits);
+  if (std::isnan(value)) return static_cast<uint16_t>((bits >> 16) | 0x40);  // quiet
+  const uint32_t rounding = 0x7fff + ((bits >> 16) & 1);  // ties to the even neighbour
+  return static_cast<uint16_t>((bits + rounding) >> 16);
+}
+
+float f32_from_bf16(uint16_t bits) {
+  const uint32_t wide = static_cast<uint32_t>(bits) << 16;
+  float value = 0.0f;
+  std::memcpy(&value, &wide, sizeof value);
+  return value;
+}
+
+void convert_to_bf16(const float* values, int64_t count, uint16_t* bits) {
+  for (int64_t i = 0; i < count; ++i) bits[i] = bf16_from_f32(values[i]);
+}
+
+void quantize_weights_s8(const float* weight, int64_t out_features, int64_t in_features,
+                         int8_t* quantized, float* scales) {
+  for (int64_t o = 0; o < out_features; ++o) {
+    const float* row = weight + o * in_features;
+    float largest = 0.0f;
+    for (int64_t i = 0; i < in_features; ++i) largest = std::max(largest, std::fabs(row[i]));
+    // A row of zeros (or of magnitudes so small that the scale would be subnormal) keeps
+    // scale 1: every q is 0 either way, and nothing divides by zero.
+    const float scale = largest / 127.0f;
+    scales[o] = scale >= std::numeric_limits<float>::min() ? scale : 1.0f;
+    const float inverse = 1.0f / scales[o];
+    for (int64_t i = 0; i < in_features; ++i) {
+      const float q = std::nearbyint(row[i] * inverse);
+      quantized[o * in_features + i] = static_cast<int8_t>(std::clamp(q, -127.0f, 127.0f));
+    }
+  }
+}
+
+ActivationQuantization choose_activation_quantization(ValueRange range, int32_t levels) {
+  const float low = std::min(range.min, 0.0f), high = std::max(range.max, 0.0f);
+  const float n = static_cast<float>(levels);
+  // high / n - low / n rather than (high - low) / n: the difference of two huge magnitudes of
+  // opposite signs would overflow.
+  float scale = high / n - low / n;
+  // A zero range (all inputs 0) or a subnormal one: any scale represents it; 1 / scale must
+  // stay finite.
+  if (!(scale >= std::numeric_limits<float>::min() * n)) scale = 1.0f;
+  const float zero_point = std::clamp(std::nearbyint(-low / scale), 0.0f, n);
+  return {scale, static_cast<int32_t>(zero_point)};
+}
+
+namespace scalar {
+
+ValueRange activation_range(const float* values, int64_t count) {
+  ValueRange range{values[0], values[0]};
+  for (int64_t i = 1; i < count; ++i) {
+    range.min = std::min(range.min, values[i]);
+    range.max = std::max(range.max, values[i]);
+  }
+  return range;
+}
+
+void quantize_activations(const float* values, int64_t count, ActivationQuantization quantization,
+                          int32_t levels, uint8_t* quantized) {
+  const float inverse = 1.0f / quantization.scale;
+  const float zero_point = static_cast<float>(quantization.zero_point);
+  const float top = static_cast<float>(levels);
+  for (int64_t i = 0; i < count; ++i) {
+    const float q = std::nearbyint(values[i] * inverse) + zero_point;
+    // max(0, q) first: a NaN input becomes 0, as _mm256_max_ps(q, 0) makes it.
+    quantized[i] = static_cast<uint8_t>(std::min(std::max(0.0f, q), top));
+  }
+}
+
+}  // namespace scalar
+
+namespace {
+
+bool use_avx2() {
+#if defined(__x86_64__)
+  static const bool avx2 = active_isa() == Isa::kAvx2 || active_isa() == Isa::kAvx512;
+  return avx2;
+#else
+  return false;
+#endif
+}
+
+}  // namespace
+
+ValueRange activation_range(const float* values, int64_t count) {
+#if defined(__x86_64__)
+  if (use_avx2()) return avx2::activation_range(values, count);
+#endif
+  return scalar::activation_range(values, count);
+}
+
+void quantize_activations(const float* values, int64_t count, ActivationQuantization quantization,
+                          int32_t levels, uint8_t* quantized) {
+#if defined(__x86_64__)
+  if (use_avx2()) return avx2::quantize_activations(values, count, quantization, levels, quantized);
+#endif
+  scalar::quantize_activations(values, count, quantization, levels, quantized);
+}
+
+int32_t activation_levels() {
+  const CpuFeatures features = cpu_features();
+  return features.avx512_vnni || features.amx_int8 ? 255 : 127;
+}
+
+}  // namespace tinyenc

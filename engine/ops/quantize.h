@@ -1,0 +1,62 @@
+// The conversions behind the bf16 and int8 matmuls, on plain arrays: bfloat16 rounding, the
+// symmetric per-output-channel int8 form of a weight matrix, and the dynamic (per-call)
+// quantization of activations to u8 with a zero point.
+//
+// The scalar functions are the specification; quantize_activations and activation_range run an
+// AVX2 version where tinyenc::active_isa() allows it, which must agree with them bit for bit.
+#pragma once
+
+#include <cstdint>
+
+namespace tinyenc {
+
+// float32 -> bfloat16 bits, rounded to nearest, ties to even (NaN stays a quiet NaN).
+uint16_t bf16_from_f32(float value);
+float f32_from_bf16(uint16_t bits);
+void convert_to_bf16(const float* values, int64_t count, uint16_t* bits);
+
+// Symmetric int8 per output channel: scale[o] = max|w[o][:]| / 127, q = round(w / scale), so
+// w ~= q * scale with q in [-127, 127]. An all-zero row gets scale 1 (and q 0).
+void quantize_weights_s8(const float* weight, int64_t out_features, int64_t in_features,
+                         int8_t* quantized, float* scales);
+
+// Per-tensor asymmetric activation quantization: x ~= (q - zero_point) * scale with q in
+// [0, levels]. The range always contains 0, so 0 is exact.
+struct ActivationQuantization {
+  float scale = 1.0f;
+  int32_t zero_point = 0;
+};
+
+// The smallest and largest of `values` (count > 0).
+struct ValueRange {
+  float min = 0.0f;
+  float max = 0.0f;
+};
+ValueRange activation_range(const float* values, int64_t count);
+
+// The scale and zero point mapping [min(range.min, 0), max(range.max, 0)] onto [0, levels].
+ActivationQuantization choose_activation_quantization(ValueRange range, int32_t levels);
+
+// q = clamp(nearbyint(x * (1 / scale)) + zero_point, 0, levels).
+void quantize_activations(const float* values, int64_t count, ActivationQuantization quantization,
+                          int32_t levels, uint8_t* quantized);
+
+// The largest u8 activation level the int8 kernels can take without saturating. Without VNNI,
+// oneDNN's u8 x s8 kernels multiply with vpmaddubsw, which adds two u8*s8 products into a
+// saturating int16: 255 * 127 * 2 overflows it, 127 * 127 * 2 does not. So activations get 7
+// bits there (as fbgemm's reduce_range), 8 bits where the dot products are VNNI's or AMX's.
+int32_t activation_levels();
+
+namespace scalar {
+ValueRange activation_range(const float* values, int64_t count);
+void quantize_activations(const float* values, int64_t count, ActivationQuantization quantization,
+                          int32_t levels, uint8_t* quantized);
+}  // namespace scalar
+
+namespace avx2 {
+ValueRange activation_range(const float* values, int64_t count);
+void quantize_activations(const float* values, int64_t count, ActivationQuantization quantization,
+                          int32_t levels, uint8_t* quantized);
+}  // namespace avx2
+
+}  // namespace tinyenc

@@ -1,0 +1,70 @@
+// AVX2 versions of quantize.h's activation passes; compiled with -mavx2 -mfma, called only where
+// the CPU has AVX2.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/ops/quantize.h"
+
+namespace tinyenc::avx2 {
+
+ValueRange activation_range(const float* values, int64_t count) {
+  if (count < 8) return scalar::activation_range(values, count);
+  __m256 low = _mm256_loadu_ps(values), high = low;
+  int64_t i = 8;
+  for (; i + 8 <= count; i += 8) {
+    const __m256 v = _mm256_loadu_ps(values + i);
+    low = _mm256_min_ps(low, v);
+    high = _mm256_max_ps(high, v);
+  }
+  alignas(32) float lows[8], highs[8];
+  _mm256_store_ps(lows, low);
+  _mm256_store_ps(highs, high);
+  ValueRange range{lows[0], highs[0]};
+  for (int lane = 1; lane < 8; ++lane) {
+    range.min = std::min(range.min, lows[lane]);
+    range.max = std::max(range.max, highs[lane]);
+  }
+  for (; i < count; ++i) {
+    range.min = std::min(range.min, values[i]);
+    range.max = std::max(range.max, values[i]);
+  }
+  return range;
+}
+
+namespace {
+
+// Eight values -> eight int32 levels in [0, top], exactly scalar::quantize_activations's
+// arithmetic: one multiply, round to nearest even, add the zero point, clamp (NaN -> 0).
+inline __m256i levels_of(const float* values, __m256 inverse, __m256 zero_point, __m256 top) {
+  const __m256 scaled = _mm256_mul_ps(_mm256_loadu_ps(values), inverse);
+  const __m256 rounded = _mm256_round_ps(scaled, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m256 shifted = _mm256_add_ps(rounded, zero_point);
+  const __m256 clamped = _mm256_min_ps(_mm256_max_ps(shifted, _mm256_setzero_ps()), top);
+  return _mm256_cvtps_epi32(clamped);
+}
+
+}  // namespace
+
+void quantize_activations(const float* values, int64_t count, ActivationQuantization quantization,
+                          int32_t levels, uint8_t* quantized) {
+  const __m256 inverse = _mm256_set1_ps(1.0f / quantization.scale);
+  const __m256 zero_point = _mm256_set1_ps(static_cast<float>(quantization.zero_point));
+  const __m256 top = _mm256_set1_ps(static_cast<float>(levels));
+  // packus works within 128-bit lanes; this permutation puts the 32 bytes back in order.
+  const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  int64_t i = 0;
+  for (; i + 32 <= count; i += 32) {
+    const __m256i a = levels_of(values + i, inverse, zero_point, top);
+    const __m256i b = levels_of(values + i + 8, inverse, zero_point, top);
+    const __m256i c = levels_of(values + i + 16, inverse, zero_point, top);
+    const __m256i d = levels_of(values + i + 24, inverse, zero_point, top);
+    const __m256i bytes = _mm256_packus_epi16(_mm256_packus_epi32(a, b), _mm256_packus_epi32(c, d));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(quantized + i),
+                        _mm256_permutevar8x32_epi32(bytes, order));
+  }
+  scalar::quantize_activations(values + i, count - i, quantization, levels, quantized + i);
+}
+
+}  // namespace tinyenc::avx2
