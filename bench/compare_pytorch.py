@@ -340,6 +340,28 @@ def tinyenc_p50(tinyenc, folder, dtype, with_dtype, batch, seq, threads, min_sec
     return row["p50_ms"], row.get("matmul", "")
 
 
+def encoder_bench_p50(bench, dtype, preset, batch, seq, threads, min_seconds):
+    """(median real time in ms, label) of BM_Encoder[_dtype]/<preset>/<batch>/<seq>/<threads>:
+    the preset's own random weights, for a tinyenc CLI without --dtype; (None, reason) when the
+    benchmark skips itself (a dtype this CPU cannot run) or is not registered."""
+    prefix = "BM_Encoder" if dtype == "f32" else f"BM_Encoder_{dtype}"
+    name = f"{prefix}/{preset}/{batch}/{seq}/{threads}"
+    result = subprocess.run(
+        [str(bench), f"--benchmark_filter=^{name}/", "--benchmark_format=json",
+         "--benchmark_repetitions=3", f"--benchmark_min_time={max(min_seconds / 3, 0.01):.3f}",
+         "--benchmark_report_aggregates_only=true"], capture_output=True, text=True)
+    if result.returncode != 0:
+        return None, f"{bench.name} failed: {result.stderr.strip()}"
+    rows = json.loads(result.stdout)["benchmarks"]
+    for row in rows:
+        if row.get("error_occurred"):
+            return None, row.get("error_message", "skipped")
+    for row in rows:
+        if row.get("aggregate_name") == "median":
+            return row["real_time"], row.get("label", "")  # ms (the benchmark's unit)
+    return None, f"{bench.name} has no {name}"
+
+
 # --- ONNX Runtime ------------------------------------------------------------------------------
 
 def ort_command(model, *args):
@@ -441,6 +463,7 @@ def main():
     if "tinyenc" in engines and not tinyenc.exists():
         sys.exit(f"{tinyenc} not found: build the project first")
     with_dtype = "tinyenc" in engines and tinyenc_has_dtype(tinyenc)
+    encoder_bench = pathlib.Path(args.build_dir) / "bench" / "encoder_bench"
     ort_missing = ort_available() if "ort" in engines else "not asked for"
 
     bullet = "- " if markdown else ""
@@ -450,7 +473,8 @@ def main():
     print(f"{bullet}date: {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC; rounds "
           f"{args.rounds}; each cell the median over rounds of the round's p50, ms")
     if "tinyenc" in engines and not with_dtype:
-        print(f"{bullet}tinyenc: this build has no --dtype: f32 only")
+        print(f"{bullet}tinyenc: this build's CLI has no --dtype: f32 through `tinyenc bench -m`,"
+              " bf16 and int8 through encoder_bench where it has them")
     ort_version, ort_printed = None, False
 
     headers = ["config", "batch", "seq", "threads"]
@@ -478,6 +502,18 @@ def main():
         if "tinyenc" in engines:
             for dtype in dtypes:
                 if dtype != "f32" and not with_dtype:
+                    # Timed on the preset's random weights instead, when encoder_bench has them.
+                    if not encoder_bench.exists():
+                        continue
+                    ms, info = encoder_bench_p50(encoder_bench, dtype, preset, 1, 8, 1, 0.01)
+                    if ms is None:
+                        notes.append(f"{preset}: tinyenc {dtype} not run: {info}")
+                    else:
+                        runners[("tinyenc", dtype)] = "encoder_bench"
+                        matmul[dtype] = info
+                        print(f"{bullet}{preset}: tinyenc {dtype} is timed by "
+                              f"{encoder_bench.name} on the preset's random weights (marked *; "
+                              f"this tinyenc has no --dtype), not checked against f32")
                     continue
                 hidden, info = tinyenc_hidden(tinyenc, folder, check_ids[0].tolist(), dtype,
                                               with_dtype)
@@ -552,7 +588,15 @@ def main():
                         for engine, dtype in columns:
                             if not runners.get((engine, dtype)):
                                 continue
-                            if engine == "tinyenc":
+                            if runners[(engine, dtype)] == "encoder_bench":
+                                ms, label = encoder_bench_p50(encoder_bench, dtype, preset, batch,
+                                                              seq, threads, args.min_time)
+                                if ms is None:
+                                    notes.append(f"{preset}: tinyenc {dtype} b{batch} s{seq} "
+                                                 f"t{threads}: {label}")
+                                    continue
+                                row_matmul[dtype] = label
+                            elif engine == "tinyenc":
                                 ms, label = tinyenc_p50(tinyenc, folder, dtype, with_dtype,
                                                         batch, seq, threads, args.min_time)
                                 if label:  # tinyenc bench's own name for its main matmul
@@ -576,7 +620,8 @@ def main():
                     row = [preset, str(batch), str(seq), str(threads)]
                     for column in columns:
                         if column in p50:
-                            row.append(number(p50[column]))
+                            mark = "*" if runners.get(column) == "encoder_bench" else ""
+                            row.append(number(p50[column]) + mark)
                         elif column in runners:
                             row.append("refused")
                         else:
