@@ -64,14 +64,14 @@ std::string bind_bert_encoder(TensorBinder& tensors, const BertTensorLayout& lay
   const std::string base =
       detect_prefix(tensors, layout.task_prefix, "embeddings.word_embeddings.weight");
   weights.token_embeddings =
-      tensors.tensor(base + "embeddings.word_embeddings.weight", {encoder.vocab_size, d});
+      tensors.embedding(base + "embeddings.word_embeddings.weight", {encoder.vocab_size, d});
   if (encoder.position_encoding.kind == PositionEncodingKind::kLearned) {
-    weights.position_embeddings = tensors.tensor(base + "embeddings.position_embeddings.weight",
-                                                 {encoder.position_encoding.max_positions, d});
+    weights.position_embeddings = tensors.embedding(base + "embeddings.position_embeddings.weight",
+                                                    {encoder.position_encoding.max_positions, d});
   }
   if (encoder.type_vocab_size > 0) {
-    weights.token_type_embeddings = tensors.tensor(base + "embeddings.token_type_embeddings.weight",
-                                                   {encoder.type_vocab_size, d});
+    weights.token_type_embeddings = tensors.embedding(
+        base + "embeddings.token_type_embeddings.weight", {encoder.type_vocab_size, d});
   }
   if (encoder.embedding_layer_norm) {
     weights.embedding_norm = tensors.norm(base + "embeddings.LayerNorm", d);

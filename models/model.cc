@@ -11,20 +11,26 @@
 
 namespace tinyenc {
 
-LoadedModel bind_model(ModelConfig config, std::shared_ptr<SafetensorsFile> file) {
+LoadedModel bind_model(ModelConfig config, std::shared_ptr<SafetensorsFile> file,
+                       std::string_view dtype) {
   const ModelFamily* family = find_model_family(config.family);
   if (!family) throw std::invalid_argument("unknown model family '" + config.family + "'");
-  TensorBinder tensors(*file);
   LoadedModel model;
+  model.stored_dtype = stored_dtype(*file);
+  const DtypeChoice choice = choose_dtype(dtype, model.stored_dtype);
+  config.encoder.dtype = choice.dtype;
+  model.dtype_reason = choice.reason;
+  TensorBinder tensors(*file, choice.dtype);
   family->bind_weights(tensors, config, model.weights);
   model.weights.storage = std::move(file);
   model.config = std::move(config);
   model.unused_tensors = tensors.unused();
   model.ignored_tensors = tensors.ignored();
+  model.tensor_roles = tensors.roles();
   return model;
 }
 
-LoadedModel load_model(const std::filesystem::path& dir) {
+LoadedModel load_model(const std::filesystem::path& dir, std::string_view dtype) {
   // file_type_of, not std::filesystem::exists: the throwing overloads would report a loop of
   // symbolic links as a raw "filesystem error: status: ...".
   const std::filesystem::file_type type = file_type_of(dir);
@@ -46,7 +52,7 @@ LoadedModel load_model(const std::filesystem::path& dir) {
                              "tools/convert_checkpoint.py turns into model.safetensors");
   }
   LoadedModel model =
-      bind_model(std::move(config), std::make_shared<SafetensorsFile>(weights_path));
+      bind_model(std::move(config), std::make_shared<SafetensorsFile>(weights_path), dtype);
   // The engine's own rules, as a backstop behind the checks above: a model that loads must also
   // build. Its messages name the field; add the file.
   try {

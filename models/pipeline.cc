@@ -12,16 +12,16 @@
 
 namespace tinyenc {
 
-LoadedModel load_user_model(const std::filesystem::path& dir) {
+LoadedModel load_user_model(const std::filesystem::path& dir, std::string_view dtype) {
   try {
-    return load_model(dir);
+    return load_model(dir, dtype);
   } catch (const std::runtime_error& e) {
     throw std::invalid_argument(e.what());
   }
 }
 
 Pipeline::Pipeline(const std::filesystem::path& model_dir, const PipelineOptions& options)
-    : dir_(model_dir), options_(options), model_(load_user_model(model_dir)) {
+    : dir_(model_dir), options_(options), model_(load_user_model(model_dir, options.dtype)) {
   if (!model_.unused_tensors.empty()) {
     std::string names;
     for (const std::string& name : model_.unused_tensors) names += " " + name;

@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/encoder.h"
@@ -22,12 +23,15 @@
 namespace tinyenc {
 
 // load_model for a folder the user named: one that cannot be read is bad input, not a failure
-// of tinyenc's, so the loaders' std::runtime_error becomes std::invalid_argument.
-LoadedModel load_user_model(const std::filesystem::path& dir);
+// of tinyenc's, so the loaders' std::runtime_error becomes std::invalid_argument. `dtype` as
+// load_model takes it.
+LoadedModel load_user_model(const std::filesystem::path& dir, std::string_view dtype = "");
 
 struct PipelineOptions {
   std::optional<Pooling> pooling;  // override config.json's
-  bool truncate = false;           // cut inputs longer than the model allows instead of failing
+  // "", "f32", "bf16", "int8" or "auto" (models/dtype_choice.h); "" is the folder's default.
+  std::string dtype;
+  bool truncate = false;  // cut inputs longer than the model allows instead of failing
   // Ends the message refusing a text that is too long: how this caller's user asks to cut it
   // (empty when they cannot).
   std::string truncate_hint = "use --truncate to cut it";

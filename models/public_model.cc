@@ -51,15 +51,6 @@ std::optional<Pooling> parse_pooling(const std::string& name) {
   throw bad_input("pooling: expected cls, mean, pooler or none, got '" + name + "'");
 }
 
-// The dtypes the design names; a later change makes bf16 and int8 run.
-void check_dtype(const std::string& dtype) {
-  if (dtype == "f32") return;
-  if (dtype == "bf16" || dtype == "int8") {
-    throw bad_input("dtype " + dtype + ": not available in this version of tinyenc (only f32)");
-  }
-  throw bad_input("dtype '" + dtype + "': expected f32, bf16 or int8");
-}
-
 void check_threads(int threads) {
   // Past the CPUs more threads only time-slice the same cores; far past them the OpenMP
   // runtime fails to create its pool.
@@ -119,11 +110,11 @@ Model::~Model() = default;
 
 Model Model::load(const std::string& folder, const Options& options) {
   return guarded([&] {
-    check_dtype(options.dtype);
     check_threads(options.threads);
     PipelineOptions pipeline_options;
     pipeline_options.pooling = parse_pooling(options.pooling);
     pipeline_options.truncate = options.truncate;
+    pipeline_options.dtype = options.dtype;
     pipeline_options.truncate_hint = "set Options::truncate to cut it";
     auto impl = std::make_unique<Impl>(folder, pipeline_options, options);
     if (options.threads > 0) set_threads(options.threads);
@@ -185,6 +176,10 @@ int64_t Model::dimension() const { return impl_->pipeline.model().config.encoder
 
 const std::vector<std::string>& Model::labels() const {
   return impl_->pipeline.model().config.labels;
+}
+
+std::string Model::dtype() const {
+  return std::string(compute_dtype_name(impl_->pipeline.model().config.encoder.dtype));
 }
 
 int64_t Model::max_tokens() const { return impl_->pipeline.model().config.max_sequence_length; }

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "engine/weight_quantization.h"
 #include "models/float16.h"
 #include "models/mapped_file.h"
 #include "tokenizer/json_document.h"
@@ -81,6 +82,13 @@ uint64_t first_non_finite(const float* values, uint64_t count) {
     }
   }
   return count;
+}
+
+// [rows, columns] of a matrix; a vector is one row.
+std::pair<int64_t, int64_t> matrix_shape(const TensorInfo& tensor) {
+  if (tensor.shape.size() < 2) return {1, static_cast<int64_t>(tensor.elements)};
+  const int64_t rows = tensor.shape[0];
+  return {rows, rows == 0 ? 0 : static_cast<int64_t>(tensor.elements) / rows};
 }
 
 std::string offsets_string(const TensorInfo& tensor) {
@@ -300,6 +308,72 @@ const float* SafetensorsFile::float32(const TensorInfo& tensor) {
   }
   check_finite(tensor, values.data());
   return converted_.emplace(tensor.name, std::move(values)).first->second.data();
+}
+
+const uint16_t* SafetensorsFile::bf16(const TensorInfo& tensor) {
+  if (tensor.dtype != DType::kBF16) {
+    throw std::logic_error(name_ + ": " + tensor_label(tensor.name) + " is not BF16");
+  }
+  const std::span<const std::byte> bytes = data(tensor);
+  if (reinterpret_cast<uintptr_t>(bytes.data()) % alignof(uint16_t) == 0) {
+    return reinterpret_cast<const uint16_t*>(bytes.data());
+  }
+  if (const auto it = copied_bf16_.find(tensor.name); it != copied_bf16_.end()) {
+    return it->second.data();
+  }
+  std::vector<uint16_t> bits(tensor.elements);
+  if (!bits.empty()) std::memcpy(bits.data(), bytes.data(), bytes.size());
+  return copied_bf16_.emplace(tensor.name, std::move(bits)).first->second.data();
+}
+
+const int8_t* SafetensorsFile::int8(const TensorInfo& tensor) const {
+  if (tensor.dtype != DType::kI8) {
+    throw std::logic_error(name_ + ": " + tensor_label(tensor.name) + " is not I8");
+  }
+  return reinterpret_cast<const int8_t*>(data(tensor).data());
+}
+
+const float* SafetensorsFile::dequantized(const TensorInfo& tensor, const int8_t* values,
+                                          const float* scales) {
+  if (const auto it = dequantized_.find(tensor.name); it != dequantized_.end()) {
+    return it->second.data();
+  }
+  const auto [rows, columns] = matrix_shape(tensor);
+  std::vector<float> widened(tensor.elements);
+  for (int64_t r = 0; r < rows; ++r) {
+    dequantize_row_s8(values + r * columns, columns, scales[r], widened.data() + r * columns);
+  }
+  return dequantized_.emplace(tensor.name, std::move(widened)).first->second.data();
+}
+
+const float* SafetensorsFile::widened_bf16(const TensorInfo& tensor, const uint16_t* bits) {
+  if (const auto it = dequantized_.find(tensor.name); it != dequantized_.end()) {
+    return it->second.data();
+  }
+  std::vector<float> widened(tensor.elements);
+  for (uint64_t i = 0; i < tensor.elements; ++i) widened[i] = float_from_bf16(bits[i]);
+  return dequantized_.emplace(tensor.name, std::move(widened)).first->second.data();
+}
+
+const SafetensorsFile::Quantized& SafetensorsFile::quantized_s8(const TensorInfo& tensor) {
+  if (const auto it = quantized_.find(tensor.name); it != quantized_.end()) return it->second;
+  const float* values = float32(tensor);
+  const auto [rows, columns] = matrix_shape(tensor);
+  Quantized quantized;
+  quantized.values.resize(tensor.elements);
+  quantized.scales.resize(static_cast<size_t>(rows));
+  quantize_rows_s8(values, rows, columns, quantized.values.data(), quantized.scales.data());
+  return quantized_.emplace(tensor.name, std::move(quantized)).first->second;
+}
+
+const std::vector<uint16_t>& SafetensorsFile::rounded_bf16(const TensorInfo& tensor) {
+  if (const auto it = rounded_bf16_.find(tensor.name); it != rounded_bf16_.end()) {
+    return it->second;
+  }
+  const float* values = float32(tensor);
+  std::vector<uint16_t> bits(tensor.elements);
+  for (uint64_t i = 0; i < tensor.elements; ++i) bits[i] = bf16_from_float(values[i]);
+  return rounded_bf16_.emplace(tensor.name, std::move(bits)).first->second;
 }
 
 void SafetensorsFile::check_finite(const TensorInfo& tensor, const float* values) const {

@@ -25,7 +25,8 @@ namespace tinyenc {
 class MappedFile;
 
 // Every dtype name of the format, so that an error can say "unsupported dtype I64" rather than
-// "unknown"; only F32, F16 and BF16 can be loaded as weights.
+// "unknown"; F32, F16 and BF16 load as float weights, I8 (with a scale per row, as `tinyenc
+// convert` writes it) as quantized ones.
 enum class DType {
   kBool,
   kU8,
@@ -88,6 +89,24 @@ class SafetensorsFile {
   // owned here. Any other dtype is an error naming the tensor, and so is a NaN or an infinity
   // (naming the element too): one would turn every output it reaches into NaN. Not thread-safe.
   const float* float32(const TensorInfo& tensor);
+  // A BF16 tensor's bits as stored: in place when 2-byte aligned, else copied.
+  const uint16_t* bf16(const TensorInfo& tensor);
+  // An I8 tensor's values, in place.
+  const int8_t* int8(const TensorInfo& tensor) const;
+  // The tensor's int8 `values` [rows, columns] widened to float32, row r times scales[r]
+  // (engine/weight_quantization.h), or its bfloat16 `bits` widened, into a buffer owned here.
+  const float* dequantized(const TensorInfo& tensor, const int8_t* values, const float* scales);
+  const float* widened_bf16(const TensorInfo& tensor, const uint16_t* bits);
+
+  // A float tensor [rows, columns] converted as `tinyenc convert` stores it and as the engine
+  // computes with it (engine/weight_quantization.h), into buffers owned here: symmetric int8 per
+  // row, or bfloat16 rounded to nearest even.
+  struct Quantized {
+    std::vector<int8_t> values;
+    std::vector<float> scales;
+  };
+  const Quantized& quantized_s8(const TensorInfo& tensor);
+  const std::vector<uint16_t>& rounded_bf16(const TensorInfo& tensor);
 
  private:
   void parse_header();
@@ -100,6 +119,10 @@ class SafetensorsFile {
   std::vector<TensorInfo> tensors_;
   std::map<std::string, std::string> metadata_;
   std::map<std::string, std::vector<float>, std::less<>> converted_;
+  std::map<std::string, std::vector<uint16_t>, std::less<>> copied_bf16_;
+  std::map<std::string, Quantized, std::less<>> quantized_;
+  std::map<std::string, std::vector<float>, std::less<>> dequantized_;
+  std::map<std::string, std::vector<uint16_t>, std::less<>> rounded_bf16_;
 };
 
 }  // namespace tinyenc

@@ -1,35 +1,161 @@
 #include "models/tensor_binder.h"
 
+#include <cmath>
 #include <stdexcept>
 
 namespace tinyenc {
+namespace {
+
+std::string quoted(const std::string& text) { return "'" + text + "'"; }
+
+}  // namespace
+
+std::optional<ComputeDtype> stored_dtype(const SafetensorsFile& file) {
+  const auto it = file.metadata().find("tinyenc_dtype");
+  if (it == file.metadata().end()) return std::nullopt;
+  const std::optional<ComputeDtype> dtype = parse_compute_dtype(it->second);
+  if (!dtype || *dtype == ComputeDtype::kF32) {
+    throw std::invalid_argument(file.name() + ": __metadata__.tinyenc_dtype: " +
+                                quoted(it->second) + " is not int8 or bf16");
+  }
+  return dtype;
+}
+
+TensorBinder::TensorBinder(SafetensorsFile& file, ComputeDtype dtype)
+    : file_(file), dtype_(dtype), stored_(stored_dtype(file)) {
+  for (const TensorInfo& info : file_.tensors()) {
+    if (info.name.ends_with(kScaleSuffix)) {
+      const std::string base = info.name.substr(0, info.name.size() - kScaleSuffix.size());
+      const TensorInfo* owner = file_.find(base);
+      if (!owner) fail(info.name, "a scale of no tensor (" + quoted(base) + " is not in the file)");
+      if (owner->dtype != DType::kI8) {
+        fail(info.name, "a scale of " + quoted(base) + ", which is " +
+                            std::string(dtype_name(owner->dtype)) + ", not I8");
+      }
+      continue;
+    }
+    if (info.dtype != DType::kI8) continue;
+    if (stored_ != ComputeDtype::kInt8) {
+      fail(info.name,
+           "I8, but the file's __metadata__ does not say \"tinyenc_dtype\": \"int8\" (the mark "
+           "of a folder written by tinyenc convert --dtype int8)");
+    }
+    if (info.shape.size() != 2) {
+      fail(info.name, "I8 with shape " + shape_string(info.shape) +
+                          "; quantized tensors are matrices [rows, columns]");
+    }
+    const TensorInfo* scale = file_.find(info.name + std::string(kScaleSuffix));
+    if (!scale) {
+      fail(info.name, "I8 without its scales " + quoted(info.name + std::string(kScaleSuffix)) +
+                          " (F32 [" + std::to_string(info.shape[0]) + "])");
+    }
+    if (scale->dtype != DType::kF32 || scale->shape != std::vector<int64_t>{info.shape[0]}) {
+      fail(scale->name, "scales of " + quoted(info.name) + " must be F32 [" +
+                            std::to_string(info.shape[0]) + "], got " +
+                            std::string(dtype_name(scale->dtype)) + " " +
+                            shape_string(scale->shape));
+    }
+  }
+}
+
+void TensorBinder::fail(const std::string& name, const std::string& what) const {
+  throw std::invalid_argument(file_.name() + ": tensor '" + name + "': " + what);
+}
+
+const TensorInfo& TensorBinder::checked(const std::string& name,
+                                        const std::vector<int64_t>& shape) {
+  const TensorInfo* info = file_.find(name);
+  if (!info) fail(name, "missing (expected shape " + shape_string(shape) + ")");
+  if (info->shape != shape) {
+    fail(name, "expected shape " + shape_string(shape) + " from config.json, got " +
+                   shape_string(info->shape));
+  }
+  used_.insert(name);
+  return *info;
+}
+
+const float* TensorBinder::scales_of(const TensorInfo& tensor) {
+  const std::string name = tensor.name + std::string(kScaleSuffix);
+  const TensorInfo& scale = *file_.find(name);  // checked by the constructor
+  used_.insert(name);
+  const float* scales = file_.float32(scale);  // refuses NaN and infinities
+  for (uint64_t r = 0; r < scale.elements; ++r) {
+    if (!(scales[r] > 0.0f)) {
+      fail(name, "element [" + std::to_string(r) + "] is " + std::to_string(scales[r]) +
+                     "; scales must be positive");
+    }
+  }
+  return scales;
+}
 
 const float* TensorBinder::optional_tensor(const std::string& name,
                                            const std::vector<int64_t>& shape) {
-  const TensorInfo* info = file_.find(name);
-  if (!info) return nullptr;
-  if (info->shape != shape) {
-    throw std::invalid_argument(file_.name() + ": tensor '" + name + "': expected shape " +
-                                shape_string(shape) + " from config.json, got " +
-                                shape_string(info->shape));
+  if (!has(name)) return nullptr;
+  const TensorInfo& info = checked(name, shape);
+  if (info.dtype == DType::kI8) {
+    fail(name,
+         "I8, but this tensor must be F32, F16 or BF16: only Linear weights and embeddings "
+         "may be quantized");
   }
-  used_.insert(name);
-  return file_.float32(*info);
+  return file_.float32(info);
 }
 
 const float* TensorBinder::tensor(const std::string& name, const std::vector<int64_t>& shape) {
-  const float* data = optional_tensor(name, shape);
-  if (!data) {
-    throw std::invalid_argument(file_.name() + ": tensor '" + name + "': missing (expected shape " +
-                                shape_string(shape) + ")");
+  if (!has(name)) fail(name, "missing (expected shape " + shape_string(shape) + ")");
+  return optional_tensor(name, shape);
+}
+
+const float* TensorBinder::embedding(const std::string& name, const std::vector<int64_t>& shape) {
+  const TensorInfo& info = checked(name, shape);
+  roles_[name] = TensorRole::kEmbedding;
+  if (info.dtype == DType::kI8) return file_.dequantized(info, file_.int8(info), scales_of(info));
+  // A float table rounds as `tinyenc convert` would store it, so that converting at load and
+  // loading a converted folder give the same outputs.
+  if (dtype_ == ComputeDtype::kInt8) {
+    const SafetensorsFile::Quantized& quantized = file_.quantized_s8(info);
+    return file_.dequantized(info, quantized.values.data(), quantized.scales.data());
   }
-  return data;
+  if (dtype_ == ComputeDtype::kBF16 && info.dtype != DType::kBF16) {
+    return file_.widened_bf16(info, file_.rounded_bf16(info).data());
+  }
+  return file_.float32(info);
 }
 
 LinearWeights TensorBinder::linear(const std::string& name, int64_t out_features,
                                    int64_t in_features) {
+  const std::string weight_name = name + ".weight";
+  const TensorInfo& weight = checked(weight_name, {out_features, in_features});
+  roles_[weight_name] = TensorRole::kLinearWeight;
+  const DType wanted = stored_ == ComputeDtype::kInt8   ? DType::kI8
+                       : stored_ == ComputeDtype::kBF16 ? DType::kBF16
+                                                        : weight.dtype;
+  if (weight.dtype != wanted) {
+    fail(weight_name, std::string(dtype_name(weight.dtype)) +
+                          ", but the file's __metadata__ says \"tinyenc_dtype\": \"" +
+                          std::string(compute_dtype_name(*stored_)) + "\" (Linear weights " +
+                          std::string(dtype_name(wanted)) + ")");
+  }
   LinearWeights linear;
-  linear.weight = tensor(name + ".weight", {out_features, in_features});
+  if (weight.dtype == DType::kI8) {
+    const float* scales = scales_of(weight);
+    if (dtype_ == ComputeDtype::kInt8) {
+      linear.weight_s8 = file_.int8(weight);
+      linear.weight_scales = scales;
+    } else {
+      linear.weight = file_.dequantized(weight, file_.int8(weight), scales);
+    }
+  } else if (dtype_ == ComputeDtype::kInt8) {
+    // Quantized here rather than by the engine: one conversion for a converted folder and for
+    // converting at load (engine/weight_quantization.h), so both give the same outputs.
+    const SafetensorsFile::Quantized& quantized = file_.quantized_s8(weight);
+    linear.weight_s8 = quantized.values.data();
+    linear.weight_scales = quantized.scales.data();
+  } else if (dtype_ == ComputeDtype::kBF16) {
+    linear.weight_bf16 =
+        weight.dtype == DType::kBF16 ? file_.bf16(weight) : file_.rounded_bf16(weight).data();
+  } else {
+    linear.weight = file_.float32(weight);
+  }
   linear.bias = tensor(name + ".bias", {out_features});
   linear.out_features = out_features;
   linear.in_features = in_features;

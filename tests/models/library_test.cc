@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/dtype.h"
 #include "tests/support/test_data.h"
 
 namespace {
@@ -73,16 +74,44 @@ TEST(Library, ForwardRunsRawIds) {
 
 TEST(Library, BadInputIsTold) {
   EXPECT_EQ(kind_of_load("/no/such/model", {}), tinyenc::Error::Kind::kBadInput);
-  tinyenc::Options bf16;
-  bf16.dtype = "bf16";
-  EXPECT_EQ(kind_of_load(shipped("order-rope"), bf16), tinyenc::Error::Kind::kBadInput);
+  tinyenc::Options unknown;
+  unknown.dtype = "fp16";
+  EXPECT_EQ(kind_of_load(shipped("order-rope"), unknown), tinyenc::Error::Kind::kBadInput);
   tinyenc::Options pooling;
   pooling.pooling = "sideways";
   EXPECT_EQ(kind_of_load(shipped("order-rope"), pooling), tinyenc::Error::Kind::kBadInput);
+}
+
+TEST(Library, DtypeOption) {
+  tinyenc::Model plain = tinyenc::Model::load(shipped("order-rope"));
+  EXPECT_EQ(plain.dtype(), "f32");  // a float checkpoint's default
+  tinyenc::Options f32;
+  f32.dtype = "f32";
+  EXPECT_EQ(tinyenc::Model::load(shipped("order-rope"), f32).dtype(), "f32");
+  tinyenc::Options automatic;
+  automatic.dtype = "auto";
+  EXPECT_EQ(tinyenc::Model::load(shipped("order-rope"), automatic).dtype(),
+            tinyenc::compute_dtype_name(tinyenc::auto_compute_dtype().dtype));
+  tinyenc::Options bf16;
+  bf16.dtype = "bf16";
+  const std::string missing = tinyenc::dtype_unsupported_reason(tinyenc::ComputeDtype::kBF16);
+  if (missing.empty()) {
+    EXPECT_EQ(tinyenc::Model::load(shipped("order-rope"), bf16).dtype(), "bf16");
+  } else {
+    try {
+      tinyenc::Model::load(shipped("order-rope"), bf16);
+      ADD_FAILURE() << "bf16 loaded on a CPU without it";
+    } catch (const tinyenc::Error& e) {
+      EXPECT_EQ(e.kind(), tinyenc::Error::Kind::kBadInput);
+      EXPECT_EQ(std::string(e.what()), "dtype bf16: " + missing);
+    }
+  }
+  tinyenc::Options unknown;
+  unknown.dtype = "int4";
   try {
-    tinyenc::Model::load(shipped("order-rope"), bf16);
+    tinyenc::Model::load(shipped("order-rope"), unknown);
   } catch (const tinyenc::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("not available"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()), "dtype 'int4': expected f32, bf16, int8 or auto");
   }
 }
 

@@ -80,7 +80,7 @@ TEST(CliOptions, OutputFileExtensionChoosesTheFormat) {
 
   result = run(kQuickBench + " -o " + shell_quote(dir / "bench.csv"));
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_EQ(testing::read_text(dir / "bench.csv").rfind("model,pe,batch,seq,", 0), 0u);
+  EXPECT_EQ(testing::read_text(dir / "bench.csv").rfind("model,pe,dtype,matmul,batch,seq,", 0), 0u);
 
   result = run(kQuickBench + " -o " + shell_quote(dir / "bench.jsonl"));
   ASSERT_EQ(result.exit_code, 0) << result.err;

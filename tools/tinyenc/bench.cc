@@ -46,6 +46,7 @@ struct BenchOptions {
   double min_time = 0.5;
   OutputOptions output;
   std::string plot;
+  std::string dtype;  // comma-separated; "" is the model's default
 };
 
 std::vector<int64_t> parse_list(const std::string& text, const std::string& option,
@@ -100,8 +101,15 @@ double percentile(std::vector<double> values, double q) {
   return values[low] + (values[high] - values[low]) * (rank - static_cast<double>(low));
 }
 
+// oneDNN's name for the kernel of the encoder's main matmul ("brg:avx512_core_amx", "gemm:jit"),
+// after a first forward pass.
+std::string matmul_implementation(const Encoder& encoder) {
+  (void)encoder;
+  return "";
+}
+
 struct Row {
-  std::string model, pe;
+  std::string model, pe, dtype, matmul;
   int64_t batch, seq, threads;
   std::vector<double> seconds;
   StageTimes stages;  // summed over the timed runs
@@ -124,6 +132,8 @@ nlohmann::json row_json(const Row& row) {
   for (double s : row.seconds) mean += s / runs;
   return {{"model", row.model},
           {"pe", row.pe},
+          {"dtype", row.dtype},
+          {"matmul", row.matmul},
           {"batch", row.batch},
           {"seq", row.seq},
           {"threads", row.threads},
@@ -142,14 +152,14 @@ nlohmann::json row_json(const Row& row) {
 // What a table of timings is only meaningful with: where, with what, when.
 std::string markdown_preamble(const std::string& cpu, Isa isa, const std::string& date) {
   return "tinyenc " TINYENC_VERSION ", oneDNN " + onednn_version() + ", " + cpu + " (" +
-         std::to_string(available_cpus()) + " CPUs), PE kernels " + std::string(isa_name(isa)) +
-         ", " + date + "\n\n";
+         std::to_string(available_cpus()) + " CPUs; " + cpu_feature_list(cpu_features()) +
+         "), PE kernels " + std::string(isa_name(isa)) + ", " + date + "\n\n";
 }
 
 std::string markdown_header() {
-  return "| model | pe | batch | seq | threads | p50 ms | p90 ms | p99 ms | min ms | tokens/s | "
-         "embed+PE | QKV | attention | out proj | FFN | norms | head |\n"
-         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  return "| model | pe | dtype | matmul | batch | seq | threads | p50 ms | p90 ms | p99 ms | "
+         "min ms | tokens/s | embed+PE | QKV | attention | out proj | FFN | norms | head |\n"
+         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
 }
 
 std::string markdown_row(const nlohmann::json& j) {
@@ -161,9 +171,10 @@ std::string markdown_row(const nlohmann::json& j) {
   };
   std::snprintf(
       buffer, sizeof buffer,
-      "| %s | %s | %lld | %lld | %lld | %.3f | %.3f | %.3f | %.3f | %.0f | %.1f%% | "
+      "| %s | %s | %s | %s | %lld | %lld | %lld | %.3f | %.3f | %.3f | %.3f | %.0f | %.1f%% | "
       "%.1f%% | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.1f%% |\n",
       j["model"].get<std::string>().c_str(), j["pe"].get<std::string>().c_str(),
+      j["dtype"].get<std::string>().c_str(), j["matmul"].get<std::string>().c_str(),
       j["batch"].get<long long>(), j["seq"].get<long long>(), j["threads"].get<long long>(),
       j["p50_ms"].get<double>(), j["p90_ms"].get<double>(), j["p99_ms"].get<double>(),
       j["min_ms"].get<double>(), j["tokens_per_s"].get<double>(), share("embed_pe"), share("qkv"),
@@ -172,12 +183,14 @@ std::string markdown_row(const nlohmann::json& j) {
 }
 
 std::string csv_header() {
-  return "model,pe,batch,seq,threads,runs,p50_ms,p90_ms,p99_ms,min_ms,tokens_per_s,embed_pe_ms,"
+  return "model,pe,dtype,matmul,batch,seq,threads,runs,p50_ms,p90_ms,p99_ms,min_ms,tokens_per_s,"
+         "embed_pe_ms,"
          "qkv_ms,attention_ms,output_projection_ms,ffn_ms,norms_ms,head_ms\n";
 }
 
 std::string csv_row(const nlohmann::json& j) {
-  std::string row = j["model"].get<std::string>() + "," + j["pe"].get<std::string>();
+  std::string row = j["model"].get<std::string>() + "," + j["pe"].get<std::string>() + "," +
+                    j["dtype"].get<std::string>() + "," + j["matmul"].get<std::string>();
   for (const char* key : {"batch", "seq", "threads", "runs"}) row += "," + j[key].dump();
   const auto number = [](const nlohmann::json& value) {
     return float_text(static_cast<float>(value.get<double>()));
@@ -208,6 +221,7 @@ struct Subject {
   EncoderConfig config;
   EncoderWeights weights;
   int64_t max_seq = 0;  // the longest sequence its position encoding allows; 0: no limit
+  std::string dtype_reason;
 };
 
 int64_t max_seq_of(const EncoderConfig& config) {
@@ -221,9 +235,11 @@ std::vector<Subject> subjects(const BenchOptions& options) {
   if (!options.model.empty()) {
     if (!options.config.empty()) throw UsageError("give -m MODEL_DIR or --config, not both");
     if (!options.pe.empty()) throw UsageError("--pe overrides random presets only (--config)");
-    LoadedModel model = load_user_model(options.model);
-    out.push_back(
-        {options.model, model.config.encoder, model.weights, model.config.max_sequence_length});
+    for (const std::string& dtype : parse_dtype_list(options.dtype)) {
+      LoadedModel model = load_user_model(options.model, dtype);
+      out.push_back({options.model, model.config.encoder, model.weights,
+                     model.config.max_sequence_length, model.dtype_reason});
+    }
     return out;
   }
   const std::string preset = options.config.empty() ? "tiny" : options.config;
@@ -236,7 +252,12 @@ std::vector<Subject> subjects(const BenchOptions& options) {
     if (!kind) throw UsageError("--pe: unknown position encoding '" + kind_name + "'");
     EncoderConfig config = *base;
     config.position_encoding.kind = *kind;
-    out.push_back({preset, config, random_encoder_weights(config, 42), max_seq_of(config)});
+    const EncoderWeights weights = random_encoder_weights(config, 42);
+    for (const std::string& dtype : parse_dtype_list(options.dtype)) {
+      const DtypeChoice choice = choose_dtype(dtype, std::nullopt);
+      config.dtype = choice.dtype;
+      out.push_back({preset, config, weights, max_seq_of(config), choice.reason});
+    }
   }
   return out;
 }
@@ -272,6 +293,7 @@ int bench(const BenchOptions& options) {
   check_range("--min-time", options.min_time, 0.0, 3600.0);
   if (options.plot == "-") throw UsageError("--plot: give a file name for the SVG");
   std::vector<Subject> all = subjects(options);
+  const size_t dtypes = parse_dtype_list(options.dtype).size();
   if (!options.seq_given) {
     // The default sweep was chosen for the presets; a model with fewer positions gets the part of
     // it that fits, and is told so.
@@ -313,8 +335,10 @@ int bench(const BenchOptions& options) {
   nlohmann::json document;
   document["version"] = TINYENC_VERSION;
   document["date"] = date;
-  document["machine"] = {
-      {"cpu", cpu}, {"logical_cpus", available_cpus()}, {"isa", std::string(isa_name(isa))}};
+  document["machine"] = {{"cpu", cpu},
+                         {"logical_cpus", available_cpus()},
+                         {"cpu_features", cpu_feature_list(cpu_features())},
+                         {"isa", std::string(isa_name(isa))}};
   document["onednn"] = onednn_version();
   document["rows"] = nlohmann::json::array();
   if (format == OutputFormat::kMarkdown)
@@ -326,6 +350,7 @@ int bench(const BenchOptions& options) {
   std::mt19937 random(7);
   for (Subject& subject : all) {
     const EncoderConfig& c = subject.config;
+    const std::string dtype(compute_dtype_name(c.dtype));
     nlohmann::json config_json = {
         {"d_model", c.d_model},
         {"heads", c.heads},
@@ -333,22 +358,32 @@ int bench(const BenchOptions& options) {
         {"ffn_dim", c.ffn_dim},
         {"vocab_size", c.vocab_size},
         {"pe", std::string(position_encoding_name(c.position_encoding.kind))}};
-    document["models"][subject.name + "/" + config_json["pe"].get<std::string>()] = config_json;
+    config_json["dtype"] = {{"name", dtype}, {"reason", subject.dtype_reason}};
+    document["models"][subject.name + "/" + config_json["pe"].get<std::string>() + "/" + dtype] =
+        config_json;
     for (int threads : thread_counts) {
       set_threads(threads);
       Encoder encoder(subject.config, subject.weights);
       for (int64_t batch : batches) {
         for (int64_t seq : seqs) {
-          const std::string what = subject.name + " " + config_json["pe"].get<std::string>() +
-                                   " b" + std::to_string(batch) + " s" + std::to_string(seq) +
-                                   " t" + std::to_string(threads);
+          const std::string what = subject.name + " " + config_json["pe"].get<std::string>() + " " +
+                                   dtype + " b" + std::to_string(batch) + " s" +
+                                   std::to_string(seq) + " t" + std::to_string(threads);
           progress(done, total, what);
           std::uniform_int_distribution<int32_t> token(0, static_cast<int32_t>(c.vocab_size - 1));
           std::vector<int32_t> ids(static_cast<size_t>(batch * seq));
           for (int32_t& id : ids) id = token(random);
           const EncoderInput input{batch, seq, ids.data(), nullptr, nullptr};
           for (int i = 0; i < std::max(options.warmup, 1); ++i) encoder.forward(input);
-          Row row{subject.name, config_json["pe"], batch, seq, threads, {}, {}};
+          Row row{subject.name,
+                  config_json["pe"],
+                  dtype,
+                  matmul_implementation(encoder),
+                  batch,
+                  seq,
+                  threads,
+                  {},
+                  {}};
           ForwardOptions forward_options;
           forward_options.times = &row.stages;
           const auto start = std::chrono::steady_clock::now();
@@ -367,7 +402,9 @@ int bench(const BenchOptions& options) {
           if (format == OutputFormat::kCsv) sink.write(csv_row(j));
           if (format == OutputFormat::kJsonl) sink.write(json_text(j) + "\n");
           if (format == OutputFormat::kJson) document["rows"].push_back(j);
-          measurements.push_back({row.model, row.pe, batch, seq, threads, j["p50_ms"].get<double>(),
+          // The figure draws a line per PE kind; with several dtypes, per PE kind and dtype.
+          const std::string line = dtypes > 1 ? row.pe + " " + dtype : row.pe;
+          measurements.push_back({row.model, line, batch, seq, threads, j["p50_ms"].get<double>(),
                                   j["min_ms"].get<double>(), j["p99_ms"].get<double>()});
           sink.flush();
           ++done;
@@ -418,6 +455,7 @@ RunCommand add_bench_command(CLI::App& root) {
       ->add_option("--min-time", options->min_time,
                    "Seconds of timed runs per row (at least 5 runs)")
       ->capture_default_str();
+  add_dtype_option(*command, options->dtype, /*list=*/true);
   add_output_options(
       *command, options->output,
       {OutputFormat::kMarkdown, OutputFormat::kCsv, OutputFormat::kJson, OutputFormat::kJsonl},

@@ -21,5 +21,6 @@ RunCommand add_run_command(CLI::App& root);
 RunCommand add_tokenize_command(CLI::App& root);
 RunCommand add_order_command(CLI::App& root);
 RunCommand add_bench_command(CLI::App& root);
+RunCommand add_convert_command(CLI::App& root);
 
 }  // namespace tinyenc::cli

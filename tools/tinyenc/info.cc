@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/dtype.h"
 #include "engine/encoder.h"
 #include "engine/isa.h"
 #include "engine/onednn.h"
@@ -46,6 +47,20 @@ nlohmann::json model_json(const std::filesystem::path& dir) {
   return summarize_model(dir, model, encoder, tokenizer.get());
 }
 
+// Each dtype: whether this CPU runs it and, when not, why; and what --dtype auto picks.
+nlohmann::json dtypes_json() {
+  nlohmann::json runs = nlohmann::json::object();
+  for (ComputeDtype dtype : {ComputeDtype::kF32, ComputeDtype::kBF16, ComputeDtype::kInt8}) {
+    const std::string missing = dtype_unsupported_reason(dtype);
+    runs[std::string(compute_dtype_name(dtype))] =
+        missing.empty() ? nlohmann::json(true) : nlohmann::json(missing);
+  }
+  const AutoComputeDtype chosen = auto_compute_dtype();
+  return {{"runs", runs},
+          {"auto",
+           {{"dtype", std::string(compute_dtype_name(chosen.dtype))}, {"reason", chosen.reason}}}};
+}
+
 int info(const InfoOptions& options) {
   std::vector<std::string> compiled, supported;
   for (Isa isa : compiled_isas()) {
@@ -62,6 +77,8 @@ int info(const InfoOptions& options) {
                                  {"compiled", compiled},
                                  {"supported", supported}}},
                                {"onednn", onednn_version()},
+                               {"cpu_features", cpu_feature_list(cpu_features())},
+                               {"dtypes", dtypes_json()},
                                {"threads", available_cpus()}};
     if (!model.is_null()) document["model"] = model;
     std::printf("%s\n", json_text(document, 2).c_str());
@@ -80,6 +97,19 @@ int info(const InfoOptions& options) {
               std::string(isa_name(active)).c_str(), join(compiled).c_str(),
               join(supported).c_str());
   std::printf("oneDNN:      %s\n", onednn_version().c_str());
+  std::printf("CPU:         %s\n", cpu_feature_list(cpu_features()).c_str());
+  const nlohmann::json dtypes = dtypes_json();
+  std::string runs, not_here;
+  for (const auto& [name, verdict] : dtypes["runs"].items()) {
+    if (verdict.is_boolean()) {
+      runs += (runs.empty() ? "" : ", ") + name;
+    } else {
+      not_here += "; " + verdict.get<std::string>();
+    }
+  }
+  std::printf("dtypes:      %s run here%s\n", runs.c_str(), not_here.c_str());
+  std::printf("auto dtype:  %s (%s)\n", dtypes["auto"]["dtype"].get<std::string>().c_str(),
+              dtypes["auto"]["reason"].get<std::string>().c_str());
   // What --threads 0, the default of `run`, gives: one per logical CPU this process may use.
   std::printf("threads:     %d (one per logical CPU)\n", available_cpus());
   if (!model.is_null()) std::printf("\n%s", summary_table(model).c_str());
@@ -91,7 +121,9 @@ int info(const InfoOptions& options) {
 RunCommand add_info_command(CLI::App& root) {
   auto options = std::make_shared<InfoOptions>();
   CLI::App* command = root.add_subcommand(
-      "info", "Show the chosen ISA, oneDNN version and threads; with -m, what a model folder is");
+      "info",
+      "Show the chosen ISA, oneDNN version, CPU features, which dtypes run here and what "
+      "--dtype auto picks, and threads; with -m, what a model folder is");
   command->add_option("-m,--model", options->model,
                       "Model folder: family, shape, position encoding and its parameters, "
                       "tokenizer, parameter count and weight bytes");

@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
   };
   std::vector<Entry> entries;
   for (auto add : {add_run_command, add_tokenize_command, add_order_command, add_bench_command,
-                   add_pe_command, add_info_command}) {
+                   add_convert_command, add_pe_command, add_info_command}) {
     RunCommand run = add(app);
     entries.push_back({app.get_subcommands({}).back(), std::move(run)});
   }

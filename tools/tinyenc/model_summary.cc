@@ -154,31 +154,37 @@ json summarize_model(const std::filesystem::path& dir, const LoadedModel& model,
   const EncoderConfig& c = encoder.config();
   const int64_t parameters = encoder.parameter_count();
   json labels = config.labels;
-  return {{"model", dir.string()},
-          {"family", config.family},
-          {"architecture", config.architecture.empty() ? json(nullptr) : json(config.architecture)},
-          {"position_encoding", position_encoding_json(c)},
-          {"layers", c.layers},
-          {"heads", c.heads},
-          {"head_dim", c.head_dim()},
-          {"d_model", c.d_model},
-          {"ffn_dim", c.ffn_dim},
-          {"activation", std::string(activation_name(c.activation))},
-          {"norm", c.norm_first ? "pre-LN" : "post-LN"},
-          {"embedding_layer_norm", c.embedding_layer_norm},
-          {"final_layer_norm", c.final_layer_norm},
-          {"layer_norm_eps", static_cast<double>(c.layer_norm_eps)},
-          {"pooling", std::string(pooling_name(c.pooling))},
-          {"pooler", c.has_pooler},
-          {"vocab_size", c.vocab_size},
-          {"type_vocab_size", c.type_vocab_size},
-          {"num_labels", c.num_labels},
-          {"labels", std::move(labels)},
-          {"max_positions",
-           config.max_sequence_length > 0 ? json(config.max_sequence_length) : json(nullptr)},
-          {"tokenizer", tokenizer_json(tokenizer)},
-          {"parameters", parameters},
-          {"weights", weights_json(dir, model, parameters)}};
+  return {
+      {"model", dir.string()},
+      {"family", config.family},
+      {"architecture", config.architecture.empty() ? json(nullptr) : json(config.architecture)},
+      {"position_encoding", position_encoding_json(c)},
+      {"layers", c.layers},
+      {"heads", c.heads},
+      {"head_dim", c.head_dim()},
+      {"d_model", c.d_model},
+      {"ffn_dim", c.ffn_dim},
+      {"activation", std::string(activation_name(c.activation))},
+      {"norm", c.norm_first ? "pre-LN" : "post-LN"},
+      {"embedding_layer_norm", c.embedding_layer_norm},
+      {"final_layer_norm", c.final_layer_norm},
+      {"layer_norm_eps", static_cast<double>(c.layer_norm_eps)},
+      {"pooling", std::string(pooling_name(c.pooling))},
+      {"pooler", c.has_pooler},
+      {"vocab_size", c.vocab_size},
+      {"type_vocab_size", c.type_vocab_size},
+      {"num_labels", c.num_labels},
+      {"labels", std::move(labels)},
+      {"max_positions",
+       config.max_sequence_length > 0 ? json(config.max_sequence_length) : json(nullptr)},
+      {"tokenizer", tokenizer_json(tokenizer)},
+      {"parameters", parameters},
+      {"weights", weights_json(dir, model, parameters)},
+      {"dtype",
+       {{"compute", std::string(compute_dtype_name(c.dtype))},
+        {"reason", model.dtype_reason},
+        {"stored", model.stored_dtype ? json(std::string(compute_dtype_name(*model.stored_dtype)))
+                                      : json(nullptr)}}}};
 }
 
 std::string summary_table(const json& s) {
@@ -234,6 +240,8 @@ std::string summary_table(const json& s) {
     dtypes += " " + with_commas(counts["bytes"].get<int64_t>()) + " bytes in " +
               number(counts["tensors"]) + " tensors";
   }
+  line("dtype", s["dtype"]["compute"].get<std::string>() + " (" +
+                    s["dtype"]["reason"].get<std::string>() + ")");
   line("weights", dtypes + " on disk; " + with_commas(weights["float32_bytes"].get<int64_t>()) +
                       " bytes as float32 in memory");
   const size_t unused = weights["unused_tensors"].size();
@@ -249,7 +257,9 @@ std::string summary_line(const json& s) {
   std::string out = s["model"].get<std::string>() + ": " + s["family"].get<std::string>() + ", " +
                     shape_text(s) + ", PE " + position_encoding_text(s["position_encoding"]) +
                     ", pooling " + s["pooling"].get<std::string>() + ", " +
-                    with_commas(s["parameters"].get<int64_t>()) + " parameters";
+                    with_commas(s["parameters"].get<int64_t>()) + " parameters, dtype " +
+                    s["dtype"]["compute"].get<std::string>() + " (" +
+                    s["dtype"]["reason"].get<std::string>() + ")";
   return out;
 }
 

@@ -13,7 +13,9 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "engine/dtype.h"
 #include "engine/encoder_config.h"
+#include "models/dtype_choice.h"
 #include "tokenizer/tokenizer_file.h"
 #include "tools/tinyenc/command.h"
 
@@ -57,6 +59,48 @@ std::string how_to_ask(OutputFormat format, bool has_format_option) {
 }
 
 }  // namespace
+
+void add_dtype_option(CLI::App& command, std::string& dtype, bool list) {
+  const std::string what =
+      list ? "Compute dtypes to measure, each its own row: f32,bf16,int8,auto" : "Compute dtype";
+  command
+      .add_option("--dtype", dtype,
+                  what +
+                      " (f32, bf16, int8, auto: the fastest that meets the accuracy gates on "
+                      "this CPU; default: int8 or bf16 for a folder written by tinyenc "
+                      "convert, f32 otherwise; see tinyenc info)")
+      ->type_name(list ? "DTYPE,..." : "DTYPE");
+}
+
+std::vector<std::string> parse_dtype_list(const std::string& text) {
+  std::vector<std::string> names;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    names.push_back(
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (names.size() == 1 && names[0].empty()) return names;
+  for (const std::string& name : names) {
+    if (name.empty()) throw UsageError("--dtype: empty name in '" + text + "'");
+    try {
+      choose_dtype(name, std::nullopt);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--") + e.what());
+    }
+  }
+  return names;
+}
+
+std::string checked_dtype(const std::string& text) {
+  const std::vector<std::string> names = parse_dtype_list(text);
+  if (names.size() != 1) {
+    throw UsageError("--dtype: one dtype here, got '" + text + "' (bench measures several)");
+  }
+  return names[0];
+}
 
 void add_input_options(CLI::App& command, InputOptions& options) {
   command.add_option("TEXT", options.texts,

@@ -65,6 +65,19 @@ struct OutputOptions {
 void add_output_options(CLI::App& command, OutputOptions& options,
                         std::vector<OutputFormat> formats, bool format_option = false);
 
+// --- Compute dtype -----------------------------------------------------------------------------
+
+// Registers --dtype: f32, bf16, int8 or auto (models/dtype_choice.h); with `list`, a
+// comma-separated list of them (bench measures each). Empty when not given: the model folder's
+// default.
+void add_dtype_option(CLI::App& command, std::string& dtype, bool list = false);
+
+// --dtype's list, each name checked: an unknown one, or one this CPU cannot run, throws
+// UsageError naming it (and the missing CPU feature). "" gives {""}, the folder's default.
+std::vector<std::string> parse_dtype_list(const std::string& text);
+// The one dtype of a command that runs one, checked as above.
+std::string checked_dtype(const std::string& text);
+
 // --- Numbers -----------------------------------------------------------------------------------
 
 // "1,2,3" as int32 integers; `option` names the option in errors (UsageError), `what` the kind of

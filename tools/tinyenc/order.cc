@@ -52,6 +52,7 @@ struct OrderOptions {
   std::string plot_dir;
   std::string plot_file;  // --plot, which names a file elsewhere: refused with a hint
   int threads = 0;
+  std::string dtype;
 };
 
 // The lines of `in` as sentences, named "<name> line N".
@@ -152,6 +153,7 @@ int run(const OrderOptions& options) {
     throw UsageError("--shuffles must be in [1, 100000], got " + std::to_string(options.shuffles));
   }
   set_threads(checked_threads(options.threads));
+  const std::string dtype = checked_dtype(options.dtype);
   const Inputs inputs = gather_inputs(options);
   const Unit unit = parse_unit(options);
   PerturbationSpec spec;
@@ -193,7 +195,7 @@ int run(const OrderOptions& options) {
                                           [](const Sentence& s) { return !s.ids; });
   std::vector<plot::ModelSensitivity> sensitivities;
   for (size_t m = 0; m < inputs.models.size(); ++m) {
-    MeasuredModel model(inputs.models[m], need_tokenizer);
+    MeasuredModel model(inputs.models[m], need_tokenizer, dtype);
     report.model_paths.push_back(inputs.models[m].string());
     report.model_pe.push_back(model.position_encoding());
     report.labels.push_back(model.labels());
@@ -337,6 +339,7 @@ RunCommand add_order_command(CLI::App& root) {
   // `--plot FILE` elsewhere draws one figure; here it would be a folder: refused with a hint.
   command->add_option("--plot", options->plot_file)->group("");
   add_threads_option(*command, options->threads);
+  add_dtype_option(*command, options->dtype);
   command->footer(R"(Measures, per model and reordering:
   cosine distance   1 - cos between the pooled outputs of the original and the reordering
   max |Δlogit|      largest change of a logit; the label flips when the argmax changes

@@ -38,6 +38,7 @@ struct RunOptions {
   int threads = 0;
   bool truncate = false;
   bool verbose = false;
+  std::string dtype;
 };
 
 std::optional<Pooling> parse_pooling(const std::string& name) {
@@ -254,6 +255,7 @@ int run(RunOptions& options) {
   const bool per_token_asked = pipeline_options.pooling == Pooling::kNone;
   if (per_token_asked) pipeline_options.pooling.reset();
   pipeline_options.truncate = options.truncate;
+  pipeline_options.dtype = checked_dtype(options.dtype);
   Pipeline pipeline(options.model, pipeline_options);
   options.per_token = per_token_asked || pipeline.model().config.encoder.pooling == Pooling::kNone;
   if (options.hidden_states && options.format == OutputFormat::kText) {
@@ -322,6 +324,7 @@ RunCommand add_run_command(CLI::App& root) {
       ->capture_default_str();
   command->add_option("--batch", options->batch_size)->group("");  // as `bench` once spelled it
   add_threads_option(*command, options->threads);
+  add_dtype_option(*command, options->dtype);
   command->add_flag("--truncate", options->truncate, "Cut texts longer than the model allows");
   command->add_flag("-v,--verbose", options->verbose,
                     "Describe the model in one line on stderr first (tinyenc info -m: all of it)");

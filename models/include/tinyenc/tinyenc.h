@@ -37,7 +37,11 @@ struct Options {
   // Threads of the forward pass; 0: the runtime's default. One OpenMP pool serves the whole
   // process, so this is process-wide: the last Model loaded with threads > 0 sets it.
   int threads = 0;
-  std::string dtype = "f32";  // weights and activations; only f32 is available yet
+  // What the matmuls compute in: "f32", "bf16", "int8", "auto" (the fastest that meets
+  // tinyenc's accuracy gates on this CPU), or "" for the folder's own: int8 or bf16 for a folder
+  // written by `tinyenc convert` (when this CPU runs it), f32 otherwise. One this CPU cannot run
+  // is Error kBadInput naming the missing CPU feature.
+  std::string dtype;
 };
 
 struct Classification {
@@ -74,6 +78,7 @@ class Model {
   int64_t dimension() const;                       // d_model, the length of an embedding
   const std::vector<std::string>& labels() const;  // by id; empty without a head
   int64_t max_tokens() const;  // the longest input, special tokens included; 0: no limit
+  std::string dtype() const;   // the dtype in use: "f32", "bf16" or "int8"
 
  private:
   struct Impl;

@@ -108,8 +108,9 @@ std::string describe(const Sentence& sentence) {
   return sentence.origin + " " + in_quotes(sentence.text);
 }
 
-MeasuredModel::MeasuredModel(const std::filesystem::path& dir, bool need_tokenizer)
-    : pipeline_(dir, pipeline_options(need_tokenizer)) {
+MeasuredModel::MeasuredModel(const std::filesystem::path& dir, bool need_tokenizer,
+                             const std::string& dtype)
+    : pipeline_(dir, pipeline_options(need_tokenizer, dtype)) {
   // --ids only: a tokenizer, when the folder has one that loads, still says which ids are
   // its template's tokens (<s> </s>, [CLS] [SEP]), and those stay in place.
   if (pipeline_.has_tokenizer()) {
@@ -149,8 +150,9 @@ EncoderOutput MeasuredModel::forward(const std::vector<const Encoding*>& batch, 
   }
 }
 
-PipelineOptions MeasuredModel::pipeline_options(bool need_tokenizer) {
+PipelineOptions MeasuredModel::pipeline_options(bool need_tokenizer, const std::string& dtype) {
   PipelineOptions options;
+  options.dtype = dtype;
   options.truncate_hint = "";  // reordering a cut sentence would measure something else
   options.require_tokenizer = need_tokenizer;
   options.tokenizer_hint = " (without a tokenizer, give sentences as --ids 1,2,3)";

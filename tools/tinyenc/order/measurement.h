@@ -32,7 +32,9 @@ std::string describe(const Sentence& sentence);
 // template's special tokens in place, and every forward pass keeps each layer's hidden states.
 class MeasuredModel {
  public:
-  MeasuredModel(const std::filesystem::path& dir, bool need_tokenizer);
+  // `dtype` as PipelineOptions::dtype takes it ("" is the folder's default).
+  MeasuredModel(const std::filesystem::path& dir, bool need_tokenizer,
+                const std::string& dtype = "");
 
   const std::filesystem::path& dir() const { return pipeline_.dir(); }
   std::string position_encoding() const {
@@ -53,7 +55,7 @@ class MeasuredModel {
   EncoderOutput forward(const std::vector<const Encoding*>& batch, bool attention);
 
  private:
-  static PipelineOptions pipeline_options(bool need_tokenizer);
+  static PipelineOptions pipeline_options(bool need_tokenizer, const std::string& dtype);
 
   Pipeline pipeline_;
   std::set<int32_t> template_ids_;  // ids of the tokenizer template's special tokens
