@@ -1,34 +1,58 @@
 #!/usr/bin/python3
-"""tinyenc vs PyTorch eager on the same encoder shapes, side by side.
+"""tinyenc (f32, bf16, int8) vs PyTorch eager (f32, bf16, int8) vs ONNX Runtime (f32), one model.
 
-For each (config, batch, seq, threads) row it alternates the two engines for --rounds rounds
-(these machines flip between speed states for seconds at a time, so one engine must not get all
-the good seconds) and prints the p50 latency of each, as a range over rounds when rounds > 1,
-and the ratio PyTorch / tinyenc (> 1: tinyenc is faster), then tinyenc's GFLOP/s and their share
-of a plain oneDNN fp32 matmul (BM_Matmul/1024/<threads>) measured right after it.
+For each preset (tiny/mini/small/base) the script builds ONE random-weight ReferenceEncoder
+(tools/golden/reference_encoder.py, fixed seed: nn.Embedding + learned positions + token types +
+LayerNorm, post-LN nn.TransformerEncoderLayer with GELU, CLS pooling) and saves it twice: as a
+tinyenc model folder (config.json + model.safetensors) and as ONNX (torch.onnx.export, opset 14,
+dynamic batch and seq). Every engine then runs those weights:
 
-PyTorch runs ReferenceEncoder (tools/golden/reference_encoder.py): nn.Embedding + learned
-positions + token types + LayerNorm, nn.TransformerEncoderLayer (post-LN, GELU, its fused
-inference fast path), CLS pooling, in eval() and torch.inference_mode(), with
-torch.set_num_threads matched, and OpenBLAS's own thread pool set to the same count (Debian's
-PyTorch does not pass its thread setting on to OpenBLAS, which otherwise uses every core even
-at "1 thread"). With more than one thread both pools can oversubscribe the cores, so PyTorch is
-also timed with one ATen thread and OpenBLAS on all of them, and the faster arrangement counts. tinyenc runs build/bench/encoder_bench (BM_Encoder) on random
-weights of the same shapes.
+  tinyenc f32/bf16/int8  `build/tinyenc bench -m FOLDER [--dtype D] -f json` (its p50); a dtype
+                         the CPU cannot run is shown as n/a with tinyenc's reason
+  PyTorch f32            the module in eval() + inference_mode(): nn.TransformerEncoderLayer's
+                         fused fast path
+  PyTorch bf16           the same under torch.autocast("cpu", torch.bfloat16)
+  PyTorch int8           torch.ao.quantization.quantize_dynamic(model, {nn.Linear}, torch.qint8)
+                         on the quantized engine "onednn" (falls back to the best supported)
+  ORT f32                onnxruntime-node's CPU execution provider (bench/onnxruntime/run.mjs)
 
-Debian's PyTorch calls whatever libblas.so.3 the alternatives system selects; Debian's reference
-BLAS makes it 7-20x slower. This script prints the BLAS library PyTorch loaded and refuses to
-report ratios against the reference BLAS (install libopenblas0-pthread).
+The fused fast path accepts neither autocast on CPU (it checks CUDA's autocast flag only, then
+fails on mixed dtypes) nor quantized Linear layers (it reads linear1.weight as a tensor), so the
+bf16 and int8 rows run the layer's own unfused code (the same F.multi_head_attention_forward +
+_ff_block + LayerNorms). quantize_dynamic replaces the FFN's linear1/linear2 and the classifier;
+the attention's packed in_proj weight and its out_proj (a NonDynamicallyQuantizableLinear, read
+as a raw weight by F.multi_head_attention_forward) stay float32: a third of the projection
+FLOPs, besides the attention's own products.
 
-  /usr/bin/python3 bench/compare_pytorch.py --configs tiny,mini --seq 8,32,128 --batch 1 --threads 1
+Before timing, each preset runs a fixed input through every engine and prints the difference
+from tinyenc f32 (max abs, and relative L2 norm of the difference): an f32 engine further than
+--f32-tolerance (1e-4) in max abs, or a reduced-precision one further than --low-tolerance in
+relative L2, is not timed. Timing alternates all engines for --rounds rounds (these machines
+change speed for seconds at a time, so no engine may get all the good seconds); each cell is the
+median over rounds of each round's p50. Ratios: the best other engine's p50 over tinyenc's, per
+dtype and over all dtypes (tinyenc's fastest against everyone's fastest; > 1: tinyenc is faster).
+
+PyTorch threads: torch.set_num_threads and Debian's OpenBLAS pool (which torch's setting does
+not reach) both set to the row's threads; with more than one thread PyTorch is also timed with
+one ATen thread over OpenBLAS at `threads` and its faster arrangement counts. Debian's PyTorch
+calls whatever libblas.so.3 the alternatives system selects; the script refuses to run on the
+reference BLAS (7-20x slower; install libopenblas0-pthread).
+
+  /usr/bin/python3 bench/compare_pytorch.py --configs small,base --seq 8,128 --batch 1 \\
+      --threads 1 --rounds 3 --format md
 """
 import argparse
+import contextlib
+import copy
 import json
 import math
+import os
 import pathlib
+import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -36,6 +60,26 @@ sys.path.insert(0, str(ROOT / "tools" / "golden"))
 
 PRESETS = {"tiny": (128, 2, 2, 512), "mini": (256, 4, 4, 1024), "small": (512, 8, 4, 2048),
            "base": (768, 12, 12, 3072)}
+DTYPES = ("f32", "bf16", "int8")
+WEIGHT_TYPE = {"f32": "f32", "bf16": "bf16", "int8": "s8"}  # oneDNN's name of the weights' type
+ORT_DIR = ROOT / "bench" / "onnxruntime"
+CHECK_SEQ = 16
+
+
+# --- the machine -------------------------------------------------------------------------------
+
+def cpu_description():
+    model, flags = "unknown CPU", set()
+    with contextlib.suppress(OSError):
+        for line in open("/proc/cpuinfo"):
+            key, _, value = line.partition(":")
+            if key.strip() == "model name":
+                model = value.strip()
+            elif key.strip() == "flags":
+                flags = set(value.split())
+    shown = sorted(f for f in flags if f in ("avx2", "fma") or f.startswith(("avx512", "amx"))
+                   or "vnni" in f)
+    return model, shown
 
 
 def blas_library():
@@ -65,7 +109,9 @@ def openblas_threads_setter(blas):
     return set_threads
 
 
-def torch_model(preset):
+# --- the model, saved for tinyenc and ONNX Runtime ---------------------------------------------
+
+def reference_model(preset, seed):
     import torch
     import reference_encoder as ref
     d, heads, layers, ffn = PRESETS[preset]
@@ -73,103 +119,534 @@ def torch_model(preset):
                                 num_hidden_layers=layers, intermediate_size=ffn, type_vocab_size=2,
                                 max_position_embeddings=512, pooling="cls",
                                 position_encoding={"kind": "learned", "max_positions": 512})
-    torch.manual_seed(0)
-    return ref.ReferenceEncoder(config).eval()
+    torch.manual_seed(seed)
+    model = ref.ReferenceEncoder(config).eval()
+    # LayerNorm starts at gamma = 1, beta = 0: perturb, so the weights are all in play.
+    with torch.no_grad():
+        for module in model.modules():
+            if isinstance(module, torch.nn.LayerNorm):
+                module.weight.add_(0.1 * torch.randn_like(module.weight))
+                module.bias.add_(0.1 * torch.randn_like(module.bias))
+    return model
 
 
-def torch_p50(model, batch, seq, repeats, min_seconds):
+def hidden_states_module(model):
+    """The encoder's last hidden state for unpadded ids [batch, seq], from the model's own
+    submodules: what is exported to ONNX (ReferenceEncoder.forward sizes its position ids with
+    len(lengths), which tracing would freeze to the export batch)."""
     import torch
-    ids = torch.randint(1000, 29000, (batch, seq))
-    lengths = torch.full((batch,), seq)
-    with torch.inference_mode():
-        for _ in range(3):
-            model(ids, lengths)
-        times = []
-        start = time.perf_counter()
-        while len(times) < repeats or time.perf_counter() - start < min_seconds:
-            t0 = time.perf_counter()
-            model(ids, lengths)
-            times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1e3
+
+    class HiddenStates(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.model = model
+
+        def forward(self, ids):
+            m = self.model
+            positions = torch.arange(ids.shape[1]).unsqueeze(0)
+            x = m.word_embeddings(ids) + m.position_embeddings(positions) \
+                + m.token_type_embeddings(torch.zeros_like(ids))
+            x = m.embedding_norm(x)
+            for layer in m.layers:
+                x = layer(x)
+            return x
+    return HiddenStates()
 
 
-def bench_median(bench, name, min_seconds):
-    """(median real time in ms, median GFLOP/s) of one encoder_bench benchmark."""
+def export(model, preset, seed, folder):
+    """config.json + model.safetensors (tinyenc) and model.onnx in `folder`, reused when the
+    stamp says they were made from the same preset, seed and PyTorch."""
+    import torch
+    stamp = {"preset": preset, "seed": seed, "torch": torch.__version__, "format": 3}
+    stamp_file = folder / "stamp.json"
+    if stamp_file.exists() and json.loads(stamp_file.read_text()) == stamp \
+            and (folder / "model.onnx").exists():
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp_file.unlink(missing_ok=True)
+    model.save(folder)
+    # tinyenc's CLI loads a tokenizer with every model; the ids are given directly, so a
+    # WordPiece vocabulary of placeholders of the embedding table's size is enough.
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    vocab += [f"[unused{i}]" for i in range(len(vocab), model.config["vocab_size"])]
+    (folder / "vocab.txt").write_text("\n".join(vocab) + "\n")
+    ids = torch.randint(1000, 29000, (2, 8))
+    # Traced with grad enabled: the parameters require grad, so nn.TransformerEncoderLayer takes
+    # its plain path, made of ops ONNX has (the fused one is a single ATen op it has not).
+    with torch.enable_grad():
+        torch.onnx.export(hidden_states_module(model), (ids,), str(folder / "model.onnx"),
+                          opset_version=14, input_names=["ids"], output_names=["hidden"],
+                          dynamic_axes={"ids": {0: "batch", 1: "seq"},
+                                        "hidden": {0: "batch", 1: "seq"}})
+    stamp_file.write_text(json.dumps(stamp) + "\n")
+
+
+# --- PyTorch -----------------------------------------------------------------------------------
+
+def unfused(model):
+    """Each nn.TransformerEncoderLayer runs its own non-fused post-LN code (what its forward does
+    when the fast path is off): the fast path takes neither CPU autocast nor quantized Linear."""
+    import torch.nn.functional as F
+    for layer in model.layers:
+        assert not layer.norm_first
+
+        def forward(src, src_mask=None, src_key_padding_mask=None, layer=layer):
+            attention = layer.self_attn
+            q = src.transpose(1, 0)  # batch_first: MultiheadAttention's slow path is seq-first
+            a, _ = F.multi_head_attention_forward(
+                q, q, q, attention.embed_dim, attention.num_heads, attention.in_proj_weight,
+                attention.in_proj_bias, None, None, False, 0.0, attention.out_proj.weight,
+                attention.out_proj.bias, training=False, key_padding_mask=src_key_padding_mask,
+                need_weights=False, attn_mask=src_mask)
+            x = layer.norm1(src + a.transpose(1, 0))
+            return layer.norm2(x + layer._ff_block(x))
+        layer.forward = forward
+    return model
+
+
+def quantized_engine():
+    import torch
+    supported = torch.backends.quantized.supported_engines
+    for engine in ("onednn", "x86", "fbgemm", "qnnpack"):
+        if engine in supported:
+            torch.backends.quantized.engine = engine
+            return engine, supported
+    return None, supported
+
+
+class TorchEngine:
+    """One PyTorch variant: call(ids, lengths) under the right context."""
+
+    def __init__(self, dtype, model):
+        import torch
+        self.dtype = dtype
+        if dtype == "f32":
+            self.model = model
+            self.context = contextlib.nullcontext
+        elif dtype == "bf16":
+            self.model = unfused(copy.deepcopy(model))
+            self.context = lambda: torch.autocast("cpu", dtype=torch.bfloat16)
+        else:
+            quantized = torch.ao.quantization.quantize_dynamic(
+                copy.deepcopy(model), {torch.nn.Linear}, dtype=torch.qint8)
+            self.model = unfused(quantized)
+            self.context = contextlib.nullcontext
+
+    def hidden(self, ids):
+        import torch
+        lengths = torch.full((ids.shape[0],), ids.shape[1])
+        with torch.inference_mode(), self.context():
+            return self.model(ids, lengths)[0].float()
+
+    def p50(self, ids, repeats, min_seconds, max_seconds):
+        """Median of at least `repeats` runs and `min_seconds`, but a variant slow enough to pass
+        `max_seconds` (bf16 emulated on AVX2) stops there, after one warm-up and one run."""
+        import torch
+        lengths = torch.full((ids.shape[0],), ids.shape[1])
+        with torch.inference_mode(), self.context():
+            for _ in range(3):
+                t0 = time.perf_counter()
+                self.model(ids, lengths)
+                if time.perf_counter() - t0 > max_seconds / 10:
+                    break
+            times = []
+            start = time.perf_counter()
+            while len(times) < repeats or time.perf_counter() - start < min_seconds:
+                if times and time.perf_counter() - start > max_seconds:
+                    break
+                t0 = time.perf_counter()
+                self.model(ids, lengths)
+                times.append(time.perf_counter() - t0)
+        return statistics.median(times) * 1e3
+
+
+def quantized_coverage(model):
+    """Which Linear layers quantize_dynamic replaced, as a one-line summary."""
+    import torch
+    quantized, kept = set(), set()
+    for name, module in model.named_modules():
+        kind = type(module).__name__
+        short = re.sub(r"^layers\.\d+\.", "", name)
+        if "quantized" in type(module).__module__ and kind == "Linear":
+            quantized.add(short)
+        elif isinstance(module, torch.nn.Linear):
+            kept.add(short)
+    kept.add("self_attn.in_proj (a raw parameter)")
+    return sorted(quantized), sorted(kept)
+
+
+# --- tinyenc -----------------------------------------------------------------------------------
+
+def tinyenc_has_dtype(tinyenc):
+    help_text = subprocess.run([str(tinyenc), "bench", "--help"], capture_output=True,
+                               text=True).stdout
+    return "--dtype" in help_text
+
+
+def tinyenc_hidden(tinyenc, folder, ids, dtype, with_dtype):
+    """(hidden [seq, d] as a list of rows, matmul implementations) from `tinyenc run --ids`,
+    with oneDNN's verbose log naming the implementation of every matmul it ran; or (None,
+    message) when tinyenc refuses."""
+    command = [str(tinyenc), "run", "-m", str(folder), "--ids", ",".join(map(str, ids)),
+               "--hidden-states", "--json", "--threads", "1"]
+    if with_dtype:
+        command += ["--dtype", dtype]
+    environment = dict(os.environ, ONEDNN_VERBOSE="1")
+    result = subprocess.run(command, capture_output=True, text=True, env=environment)
+    if result.returncode != 0:
+        return None, (result.stderr.strip().splitlines() or ["failed"])[-1]
+    json_lines, implementations = [], {}
+    for line in result.stdout.splitlines():
+        if line.startswith(("onednn_verbose", "dnnl_verbose")):
+            fields = line.split(",")
+            if len(fields) > 6 and fields[1] == "exec" \
+                    and fields[3] in ("matmul", "inner_product", "convolution"):
+                weights = re.search(r"wei_([a-z0-9]+):", fields[6])
+                key = (fields[3], fields[4], weights.group(1) if weights else "?",
+                       "bia_" in fields[6])
+                implementations[key] = implementations.get(key, 0) + 1
+        else:
+            json_lines.append(line)
+    document = json.loads("\n".join(json_lines))
+    return document["inputs"][0]["hidden_states"], implementations
+
+
+def implementation_summary(implementations, dtype):
+    """The oneDNN implementations of the weight products (Q/K/V, output, FFN and head
+    projections), most used first: the primitives whose weights have the dtype's type, and for
+    f32 those with a bias too (attention's own products have f32 "weights" and no bias)."""
+    wanted = WEIGHT_TYPE[dtype]
+    rows = {}
+    for (kind, impl, weights, bias), count in implementations.items():
+        if weights == wanted and (bias or dtype != "f32"):
+            rows[f"{kind} {impl}"] = rows.get(f"{kind} {impl}", 0) + count
+    if not rows:
+        return None
+    return " + ".join(name for name, _ in sorted(rows.items(), key=lambda r: -r[1]))
+
+
+def tinyenc_p50(tinyenc, folder, dtype, with_dtype, batch, seq, threads, min_seconds):
+    command = [str(tinyenc), "bench", "-m", str(folder), "--seq", str(seq), "--batch-size",
+               str(batch), "--threads", str(threads), "--min-time", str(min_seconds),
+               "--warmup", "3", "-f", "json"]
+    if with_dtype:
+        command += ["--dtype", dtype]
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(f"tinyenc bench: {result.stderr.strip()}")
+    row = json.loads(result.stdout)["rows"][0]
+    if row.get("dtype", "f32") != dtype:  # a fallback must not be shown as the dtype asked for
+        raise RuntimeError(f"tinyenc bench --dtype {dtype} ran {row['dtype']}")
+    return row["p50_ms"], row.get("matmul", "")
+
+
+def encoder_bench_p50(bench, dtype, preset, batch, seq, threads, min_seconds):
+    """(median real time in ms, label) of BM_Encoder[_dtype]/<preset>/<batch>/<seq>/<threads>:
+    the preset's own random weights, for a tinyenc CLI without --dtype; (None, reason) when the
+    benchmark skips itself (a dtype this CPU cannot run) or is not registered."""
+    prefix = "BM_Encoder" if dtype == "f32" else f"BM_Encoder_{dtype}"
+    name = f"{prefix}/{preset}/{batch}/{seq}/{threads}"
     result = subprocess.run(
         [str(bench), f"--benchmark_filter=^{name}/", "--benchmark_format=json",
-         "--benchmark_repetitions=5", f"--benchmark_min_time={min_seconds / 5:.3f}",
-         "--benchmark_report_aggregates_only=true"],
-        check=True, capture_output=True, text=True)
-    for row in json.loads(result.stdout)["benchmarks"]:
+         "--benchmark_repetitions=3", f"--benchmark_min_time={max(min_seconds / 3, 0.01):.3f}",
+         "--benchmark_report_aggregates_only=true"], capture_output=True, text=True)
+    if result.returncode != 0:
+        return None, f"{bench.name} failed: {result.stderr.strip()}"
+    rows = json.loads(result.stdout)["benchmarks"]
+    for row in rows:
+        if row.get("error_occurred"):
+            return None, row.get("error_message", "skipped")
+    for row in rows:
         if row.get("aggregate_name") == "median":
-            return row["real_time"], row["GFLOP/s"]  # ms (the benchmark's unit)
-    raise RuntimeError(f"{name}: no median in the benchmark output")
+            return row["real_time"], row.get("label", "")  # ms (the benchmark's unit)
+    return None, f"{bench.name} has no {name}"
 
 
-def span(values):
-    low, high = min(values), max(values)
-    return f"{low:.3g}" if len(values) == 1 or abs(high - low) < 0.005 * low else f"{low:.3g}-{high:.3g}"
+# --- ONNX Runtime ------------------------------------------------------------------------------
+
+def ort_command(model, *args):
+    return ["node", str(ORT_DIR / "run.mjs"), "--model", str(model), *map(str, args)]
+
+
+def ort_run(command):
+    result = subprocess.run(command, capture_output=True, text=True, cwd=ORT_DIR)
+    if result.returncode != 0:
+        raise RuntimeError(f"ONNX Runtime: {result.stderr.strip()}")
+    return json.loads(result.stdout)
+
+
+def ort_available():
+    if not (ORT_DIR / "node_modules" / "onnxruntime-node").exists():
+        return "bench/onnxruntime/node_modules missing (cd bench/onnxruntime && npm ci " \
+               "--ignore-scripts)"
+    with contextlib.suppress(FileNotFoundError):
+        subprocess.run(["node", "--version"], capture_output=True, check=True)
+        return ""
+    return "node not found"
+
+
+# --- accuracy ----------------------------------------------------------------------------------
+
+def differences(hidden, reference):
+    """(max abs difference, relative L2 norm of the difference) of two equal-shape arrays."""
+    import numpy as np
+    a = np.asarray(hidden, dtype=np.float64).reshape(-1)
+    b = np.asarray(reference, dtype=np.float64).reshape(-1)
+    if a.shape != b.shape:
+        return math.inf, math.inf
+    return float(np.abs(a - b).max()), float(np.linalg.norm(a - b) / np.linalg.norm(b))
+
+
+# --- output ------------------------------------------------------------------------------------
+
+def number(value):
+    if value is None:
+        return "-"
+    if isinstance(value, str):
+        return value
+    return f"{value:.3g}" if value < 1000 else f"{value:.0f}"
+
+
+def print_table(headers, rows, markdown):
+    if markdown:
+        print("| " + " | ".join(headers) + " |")
+        print("|" + "---|" * len(headers))
+        for row in rows:
+            print("| " + " | ".join(row) + " |")
+        return
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+    print("  ".join(h.ljust(w) for h, w in zip(headers, widths)))
+    for row in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths)))
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--configs", default="tiny,mini,small,base")
-    parser.add_argument("--seq", default="8,32,128,512")
-    parser.add_argument("--batch", default="1,8")
-    parser.add_argument("--threads", default="1,2")
-    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--configs", default="small,base")
+    parser.add_argument("--seq", default="8,128")
+    parser.add_argument("--batch", default="1")
+    parser.add_argument("--threads", default="1")
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--min-time", type=float, default=1.0, help="seconds per measurement")
-    parser.add_argument("--min-runs", type=int, default=10,
-                        help="PyTorch runs per measurement, at least (and for --min-time)")
+    parser.add_argument("--min-runs", type=int, default=5,
+                        help="PyTorch and ONNX Runtime runs per measurement, at least")
+    parser.add_argument("--max-time", type=float, default=10.0,
+                        help="seconds after which a slow PyTorch variant stops (one run at least)")
+    parser.add_argument("--engines", default="tinyenc,pytorch,ort",
+                        help="any of tinyenc, pytorch, ort")
+    parser.add_argument("--dtypes", default="f32,bf16,int8")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--f32-tolerance", type=float, default=1e-4,
+                        help="max abs difference from tinyenc f32 allowed to f32 engines")
+    parser.add_argument("--low-tolerance", type=float, default=0.05,
+                        help="relative L2 difference from tinyenc f32 allowed to bf16/int8")
+    parser.add_argument("--format", choices=("text", "md"), default="text")
     parser.add_argument("--build-dir", default=str(ROOT / "build"))
+    parser.add_argument("--models-dir", default=str(ROOT / "bench" / "exported"),
+                        help="where the presets' model folders and ONNX files are kept")
     args = parser.parse_args()
+    engines = set(args.engines.split(","))
+    dtypes = [d for d in DTYPES if d in args.dtypes.split(",")]
+    markdown = args.format == "md"
 
+    import numpy as np
     import torch
+    cpu, flags = cpu_description()
     blas = blas_library()
-    print(f"PyTorch {torch.__version__}, BLAS: {blas}")
     if "openblas" not in blas.lower():
         sys.exit("refusing to compare: PyTorch is not running on OpenBLAS "
                  "(install libopenblas0-pthread; see update-alternatives --display "
                  "libblas.so.3-x86_64-linux-gnu)")
     set_blas_threads = openblas_threads_setter(blas)
-    bench = pathlib.Path(args.build_dir) / "bench" / "encoder_bench"
-    if not bench.exists():
-        sys.exit(f"{bench} not found: build the project first")
+    engine_name, supported = quantized_engine()
+    tinyenc = pathlib.Path(args.build_dir) / "tinyenc"
+    if "tinyenc" in engines and not tinyenc.exists():
+        sys.exit(f"{tinyenc} not found: build the project first")
+    with_dtype = "tinyenc" in engines and tinyenc_has_dtype(tinyenc)
+    encoder_bench = pathlib.Path(args.build_dir) / "bench" / "encoder_bench"
+    ort_missing = ort_available() if "ort" in engines else "not asked for"
 
-    print("OpenBLAS threads = tinyenc threads on every row; PyTorch's own threads the same, or 1 "
-          "when that is faster")
-    print(f"date: {time.strftime('%Y-%m-%d')}, rounds: {args.rounds}, p50 in ms\n")
-    print("| config | batch | seq | threads | PyTorch ms | tinyenc ms | speed-up "
-          "| tinyenc GFLOP/s | % of matmul |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    bullet = "- " if markdown else ""
+    print(f"{bullet}CPU: {cpu}; flags: {' '.join(flags) or 'none of avx2/avx512*/amx*/vnni'}")
+    print(f"{bullet}PyTorch {torch.__version__}, BLAS {blas}, quantized engine {engine_name} "
+          f"(supported: {', '.join(supported)})")
+    print(f"{bullet}date: {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC; rounds "
+          f"{args.rounds}; each cell the median over rounds of the round's p50, ms")
+    if "tinyenc" in engines and not with_dtype:
+        print(f"{bullet}tinyenc: this build's CLI has no --dtype: f32 through `tinyenc bench -m`,"
+              " bf16 and int8 through encoder_bench where it has them")
+    ort_version, ort_printed = None, False
+
+    headers = ["config", "batch", "seq", "threads"]
+    columns = [(e, d) for e in ("tinyenc", "PyTorch", "ORT") for d in dtypes
+               if e.lower() in engines and (e != "ORT" or d == "f32")]
+    headers += [f"{e} {d}" for e, d in columns]
+    headers += [f"tinyenc {d} vs best other {d}" for d in dtypes]
+    headers += ["tinyenc best vs best of all", "tinyenc matmul", "spread"]
+    table = []
+    notes = []
+
     for preset in args.configs.split(","):
-        model = torch_model(preset)
+        if preset not in PRESETS:
+            sys.exit(f"--configs: unknown preset '{preset}' (tiny, mini, small, base)")
+        model = reference_model(preset, args.seed)
+        folder = pathlib.Path(args.models_dir) / f"{preset}-seed{args.seed}"
+        export(model, preset, args.seed, folder)
+
+        # Accuracy: one fixed input through every engine, against tinyenc f32.
+        generator = torch.Generator().manual_seed(args.seed + 1)
+        check_ids = torch.randint(1000, 29000, (1, CHECK_SEQ), generator=generator)
+        runners = {}  # (engine, dtype) -> None (refused) or a way to time it
+        matmul = {}
+        outputs = {}
+        if "tinyenc" in engines:
+            for dtype in dtypes:
+                if dtype != "f32" and not with_dtype:
+                    # Timed on the preset's random weights instead, when encoder_bench has them.
+                    if not encoder_bench.exists():
+                        continue
+                    ms, info = encoder_bench_p50(encoder_bench, dtype, preset, 1, 8, 1, 0.01)
+                    if ms is None:
+                        notes.append(f"{preset}: tinyenc {dtype} not run: {info}")
+                    else:
+                        runners[("tinyenc", dtype)] = "encoder_bench"
+                        matmul[dtype] = info
+                        print(f"{bullet}{preset}: tinyenc {dtype} is timed by "
+                              f"{encoder_bench.name} on the preset's random weights (marked *; "
+                              f"this tinyenc has no --dtype), not checked against f32")
+                    continue
+                hidden, info = tinyenc_hidden(tinyenc, folder, check_ids[0].tolist(), dtype,
+                                              with_dtype)
+                if hidden is None:
+                    notes.append(f"{preset}: tinyenc {dtype} not run: {info}")
+                    continue
+                summary = implementation_summary(info, dtype)
+                if summary is None:  # no product with this dtype's weights: another dtype ran
+                    notes.append(f"{preset}: tinyenc {dtype} not run: `tinyenc run --dtype "
+                                 f"{dtype}` ran no matmul with {WEIGHT_TYPE[dtype]} weights")
+                    continue
+                outputs[("tinyenc", dtype)] = hidden
+                matmul[dtype] = summary
+        torch_engines = {}
+        if "pytorch" in engines:
+            for dtype in dtypes:
+                if dtype == "int8" and engine_name is None:
+                    notes.append("PyTorch int8: no quantized engine")
+                    continue
+                torch_engines[dtype] = TorchEngine(dtype, model)
+                outputs[("PyTorch", dtype)] = torch_engines[dtype].hidden(check_ids)[0].numpy()
+            if "int8" in torch_engines:
+                quantized, kept = quantized_coverage(torch_engines["int8"].model)
+                notes.append(f"{preset}: quantize_dynamic made int8: {', '.join(quantized)}; "
+                             f"kept f32: {', '.join(kept)}")
+        if "ort" in engines and not ort_missing:
+            with tempfile.NamedTemporaryFile("w", suffix=".json") as ids_file:
+                json.dump({"ids": check_ids.tolist()}, ids_file)
+                ids_file.flush()
+                result = ort_run(ort_command(folder / "model.onnx", "--threads", 1, "--ids",
+                                             ids_file.name))
+            ort_version = f"{result['ort']} ({', '.join(result['execution_providers'])} " \
+                          "execution provider)"
+            outputs[("ORT", "f32")] = np.asarray(result["hidden"]).reshape(result["dims"])[0]
+        elif "ort" in engines:
+            notes.append(f"ONNX Runtime not run: {ort_missing}")
+
+        reference_name = ("tinyenc", "f32") if "tinyenc" in engines else ("PyTorch", "f32")
+        reference = outputs.get(reference_name)
+        if reference is None:
+            sys.exit(f"{preset}: {' '.join(reference_name)} did not run; nothing to check the "
+                     "others against")
+        for (engine, dtype), hidden in outputs.items():
+            if (engine, dtype) == reference_name:
+                runners[(engine, dtype)] = True
+                continue
+            max_abs, relative = differences(hidden, reference)
+            ok = max_abs <= args.f32_tolerance if dtype == "f32" else relative <= args.low_tolerance
+            bound = f"max abs <= {args.f32_tolerance:g}" if dtype == "f32" \
+                else f"relative <= {args.low_tolerance:g}"
+            print(f"{bullet}{preset}: {engine} {dtype} vs {' '.join(reference_name)} "
+                  f"(1 x {CHECK_SEQ} ids): max "
+                  f"abs {max_abs:.3g}, relative L2 {relative:.3g} "
+                  f"({'ok' if ok else 'NOT TIMED'}: {bound})")
+            runners[(engine, dtype)] = ok
+        if ort_version and not ort_printed:
+            ort_printed = True
+            print(f"{bullet}ONNX Runtime {ort_version}, onnxruntime-node, intra-op threads = "
+                  "row threads, inter-op 1, graph optimisation all, sequential")
+        for dtype in dtypes:
+            if dtype in matmul:
+                print(f"{bullet}{preset}: tinyenc {dtype} matmul implementations (oneDNN verbose, "
+                      f"weights {WEIGHT_TYPE[dtype]}): {matmul[dtype]}")
+
         for batch in map(int, args.batch.split(",")):
             for seq in map(int, args.seq.split(",")):
+                ids = torch.randint(1000, 29000, (batch, seq))
                 for threads in map(int, args.threads.split(",")):
-                    torch_times, ours, rates, shares = [], [], [], []
+                    samples = {column: [] for column in columns}
+                    row_matmul = dict(matmul)  # the check run's, unless bench names this shape's
                     for _ in range(args.rounds):
-                        # With several threads PyTorch gets its better arrangement: its own
-                        # threads and OpenBLAS's both at `threads` can oversubscribe the cores
-                        # (both pools spin), so ATen on one thread with OpenBLAS on `threads`
-                        # is tried too and the faster p50 counts.
-                        best = math.inf
-                        for intra_op in sorted({threads, 1}, reverse=True):
-                            torch.set_num_threads(intra_op)
-                            set_blas_threads(threads)
-                            best = min(best, torch_p50(model, batch, seq, args.min_runs,
-                                                       args.min_time))
-                        torch_times.append(best)
-                        ms, rate = bench_median(
-                            bench, f"BM_Encoder/{preset}/{batch}/{seq}/{threads}", args.min_time)
-                        _, matmul_rate = bench_median(bench, f"BM_Matmul/1024/{threads}", 0.5)
-                        ours.append(ms)
-                        rates.append(rate)
-                        shares.append(100 * rate / matmul_rate)
-                    ratios = [t / o for t, o in zip(torch_times, ours)]
-                    print(f"| {preset} | {batch} | {seq} | {threads} | {span(torch_times)} | "
-                          f"{span(ours)} | {span(ratios)}x | {span(rates)} | {span(shares)} |",
-                          flush=True)
+                        for engine, dtype in columns:
+                            if not runners.get((engine, dtype)):
+                                continue
+                            if runners[(engine, dtype)] == "encoder_bench":
+                                ms, label = encoder_bench_p50(encoder_bench, dtype, preset, batch,
+                                                              seq, threads, args.min_time)
+                                if ms is None:
+                                    notes.append(f"{preset}: tinyenc {dtype} b{batch} s{seq} "
+                                                 f"t{threads}: {label}")
+                                    continue
+                                row_matmul[dtype] = label
+                            elif engine == "tinyenc":
+                                ms, label = tinyenc_p50(tinyenc, folder, dtype, with_dtype,
+                                                        batch, seq, threads, args.min_time)
+                                if label:  # tinyenc bench's own name for its main matmul
+                                    row_matmul[dtype] = label
+                            elif engine == "PyTorch":
+                                ms = math.inf
+                                for intra_op in sorted({threads, 1}, reverse=True):
+                                    torch.set_num_threads(intra_op)
+                                    set_blas_threads(threads)
+                                    ms = min(ms, torch_engines[dtype].p50(
+                                        ids, args.min_runs, args.min_time, args.max_time))
+                            else:
+                                ms = ort_run(ort_command(
+                                    folder / "model.onnx", "--batch", batch, "--seq", seq,
+                                    "--threads", threads, "--min-time", args.min_time,
+                                    "--min-runs", args.min_runs))["p50_ms"]
+                            samples[(engine, dtype)].append(ms)
+                    p50 = {c: statistics.median(v) for c, v in samples.items() if v}
+                    spread = max((max(v) - min(v)) / statistics.median(v)
+                                 for v in samples.values() if v)
+                    row = [preset, str(batch), str(seq), str(threads)]
+                    for column in columns:
+                        if column in p50:
+                            mark = "*" if runners.get(column) == "encoder_bench" else ""
+                            row.append(number(p50[column]) + mark)
+                        elif column in runners:
+                            row.append("refused")
+                        else:
+                            row.append("n/a")
+                    for dtype in dtypes:
+                        ours = p50.get(("tinyenc", dtype))
+                        others = [v for (e, d), v in p50.items() if e != "tinyenc" and d == dtype]
+                        row.append(f"{min(others) / ours:.2f}x" if ours and others else "-")
+                    ours = [v for (e, _), v in p50.items() if e == "tinyenc"]
+                    others = [v for (e, _), v in p50.items() if e != "tinyenc"]
+                    row.append(f"{min(others) / min(ours):.2f}x" if ours and others else "-")
+                    fastest = min((v, d) for (e, d), v in p50.items() if e == "tinyenc") \
+                        if ours else None
+                    row.append(f"{fastest[1]}: {row_matmul.get(fastest[1], '?')}"
+                               if fastest else "-")
+                    row.append(f"{100 * spread:.0f}%")
+                    table.append(row)
+                    print(("| " + " | ".join(row) + " |") if markdown else "  ".join(row),
+                          file=sys.stderr, flush=True)
+    print()
+    print_table(headers, table, markdown)
+    for note in notes:
+        print(f"\n{bullet}{note}" if note is notes[0] else f"{bullet}{note}")
+    print(f"{bullet}ratios: the other engine's p50 over tinyenc's (> 1: tinyenc is faster); "
+          "spread: the widest (max - min) / median over rounds of any engine in the row")
 
 
 if __name__ == "__main__":
