@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "models/model.h"
+#include "models/pipeline.h"
 #include "models/safetensors.h"
 #include "models/safetensors_writer.h"
 #include "tokenizer/regular_file.h"
@@ -115,7 +116,7 @@ ConversionSummary convert_model(const fs::path& input, const fs::path& output, C
   }
   // Loaded first: a folder that does not load is not converted, and the loader says which
   // tensors are Linear weights and embeddings.
-  const LoadedModel model = load_model(input, "f32");
+  const LoadedModel model = load_user_model(input, "f32");
   if (model.stored_dtype) {
     throw std::invalid_argument(input.string() + ": already converted to " +
                                 std::string(compute_dtype_name(*model.stored_dtype)) +

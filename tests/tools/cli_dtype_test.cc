@@ -166,6 +166,10 @@ TEST(CliDtype, ConvertWritesAFolderThatRuns) {
       run("convert -m " + model("order-rope") + " -o " + shell_quote(temp.path() / "z"));
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("--dtype is required"), std::string::npos) << missing.err;
+  const ProgramResult absent = run("convert -m " + shell_quote(temp.path() / "nope") +
+                                   " --dtype int8 -o " + shell_quote(temp.path() / "w"));
+  EXPECT_EQ(absent.exit_code, 2);
+  EXPECT_NE(absent.err.find("model folder not found"), std::string::npos) << absent.err;
   EXPECT_FALSE(fs::exists(temp.path() / "x"));
   EXPECT_FALSE(fs::exists(temp.path() / "y"));
 }

@@ -422,7 +422,8 @@ int bench(const BenchOptions& options) {
 RunCommand add_bench_command(CLI::App& root) {
   auto options = std::make_shared<BenchOptions>();
   CLI::App* command = root.add_subcommand(
-      "bench", "Latency percentiles and per-stage breakdown, swept over seq/batch/threads/PE");
+      "bench",
+      "Latency percentiles and per-stage breakdown, swept over seq/batch/threads/PE/dtype");
   command->add_option("-m,--model", options->model, "Model folder");
   command->add_option("--config", options->config,
                       "Random-weight preset instead of a model: tiny | mini | small | base");
