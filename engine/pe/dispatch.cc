@@ -130,6 +130,10 @@ void add_distance_bias(const DistanceBiasArgs& args, Isa isa) {
   require(args.scores && args.distance_bias, "distance bias: null scores/bias");
   require(args.batch >= 0 && args.heads > 0 && args.queries > 0 && args.keys > 0,
           "distance bias: bad shape");
+  require(args.table_queries >= 0 && args.table_keys >= 0 &&
+              (args.table_queries == 0 || args.table_queries >= args.queries) &&
+              (args.table_keys == 0 || args.table_keys >= args.keys),
+          "distance bias: the table is shorter than the scores");
   const detail::PeKernelTable& kernels = kernels_for(isa);
   const int64_t rows = args.batch * args.heads * args.queries;
   if (rows * args.keys < kMinParallelFloats || omp_get_max_threads() == 1) {

@@ -35,7 +35,7 @@ class PositionEncoding {
   virtual void prepare(int64_t /*seq*/) {}
   virtual PositionTable embedding_rows() const { return {}; }
   virtual void rotate_queries_keys(const QueryKeyRows& /*rows*/) const {}
-  // scores are dense [batch, heads, seq, seq].
+  // scores are dense [batch, heads, seq, seq], seq at most what prepare() was given.
   virtual void add_score_bias(float* /*scores*/, int64_t /*batch*/, int64_t /*seq*/) const {}
 
   // Learned parameters the kind adds to the model.

@@ -384,11 +384,13 @@ void rotate(const RopeArgs& a, int64_t begin, int64_t end) {
 
 template <class V>
 void add_distance_bias(const DistanceBiasArgs& a, int64_t begin, int64_t end) {
-  const int64_t span = a.queries + a.keys - 1;
+  const int64_t table_queries = a.table_queries > 0 ? a.table_queries : a.queries;
+  const int64_t table_keys = a.table_keys > 0 ? a.table_keys : a.keys;
+  const int64_t span = table_queries + table_keys - 1;
   for (int64_t row = begin; row < end; ++row) {
     const int64_t i = row % a.queries;
     const int64_t h = (row / a.queries) % a.heads;
-    const float* bias = a.distance_bias + h * span + (a.queries - 1 - i);
+    const float* bias = a.distance_bias + h * span + (table_queries - 1 - i);
     float* scores = a.scores + row * a.keys;
     int64_t j = 0;
     for (; j + V::kWidth <= a.keys; j += V::kWidth) {

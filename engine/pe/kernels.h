@@ -75,6 +75,11 @@ struct DistanceBiasArgs {
   int64_t queries = 0;
   int64_t keys = 0;
   const float* distance_bias = nullptr;
+  // The shape the table was built for, when it was built once for longer sequences than these
+  // scores' (as a packed batch's runs are): [heads, table_queries + table_keys - 1], entry
+  // (j - i + table_queries - 1). 0: queries and keys.
+  int64_t table_queries = 0;
+  int64_t table_keys = 0;
 };
 
 void add_distance_bias(const DistanceBiasArgs& args, Isa isa = active_isa());

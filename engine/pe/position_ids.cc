@@ -13,4 +13,11 @@ void position_ids(const int32_t* lengths, int64_t batch, int64_t seq, int64_t pa
   }
 }
 
+void packed_position_ids(const int32_t* lengths, int64_t batch, int64_t padding_idx, int32_t* out) {
+  const int64_t first = padding_idx < 0 ? 0 : padding_idx + 1;
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t t = 0; t < lengths[b]; ++t) *out++ = static_cast<int32_t>(first + t);
+  }
+}
+
 }  // namespace tinyenc

@@ -15,4 +15,8 @@ namespace tinyenc {
 void position_ids(const int32_t* lengths, int64_t batch, int64_t seq, int64_t padding_idx,
                   int32_t* out);
 
+// The same ids for sequences packed end to end without padding: sequence b's rows count up
+// from 0 (or padding_idx + 1) over its lengths[b] rows.
+void packed_position_ids(const int32_t* lengths, int64_t batch, int64_t padding_idx, int32_t* out);
+
 }  // namespace tinyenc

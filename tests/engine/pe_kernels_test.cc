@@ -1036,7 +1036,8 @@ std::string describe(const BiasCase& c) {
 // (one float addition: exact), and that the scalar kernel gives identical bits.
 template <class Expected>
 void check_distance_bias(Isa isa, const BiasCase& c, const std::vector<float>& distance_bias,
-                         Expected expected, uint32_t seed) {
+                         Expected expected, uint32_t seed, int64_t table_queries = 0,
+                         int64_t table_keys = 0) {
   std::mt19937 rng(seed);
   const int64_t count = c.batch * c.heads * c.queries * c.keys;
   const OffsetBuffer before(random_floats(rng, count, -3.0f, 3.0f));
@@ -1049,6 +1050,8 @@ void check_distance_bias(Isa isa, const BiasCase& c, const std::vector<float>& d
   a.queries = c.queries;
   a.keys = c.keys;
   a.distance_bias = bias.data();
+  a.table_queries = table_queries;
+  a.table_keys = table_keys;
   add_distance_bias(a, isa);
   EXPECT_TRUE(scores.guards_intact());
   int failures = 0;
@@ -1103,6 +1106,30 @@ TEST_P(PeKernelsTest, AddDistanceBiasAlibi) {
         },
         seed++);
   }
+}
+
+// A table built once for the longest sequence of a packed batch serves its shorter runs.
+TEST_P(PeKernelsTest, AddDistanceBiasFromALongerTable) {
+  uint32_t seed = 450;
+  for (const BiasCase& c : bias_cases()) {
+    SCOPED_TRACE(describe(c));
+    const int64_t longest = std::max(c.queries, c.keys) + 7;
+    const std::vector<float> slopes = alibi_slopes(c.heads);
+    check_distance_bias(
+        isa(), c, alibi_distance_bias(slopes, longest, longest),
+        [&](int64_t h, int64_t i, int64_t j) {
+          return -slopes[static_cast<size_t>(h)] * static_cast<float>(std::abs(j - i));
+        },
+        seed++, longest, longest);
+  }
+  DistanceBiasArgs shorter;
+  std::vector<float> scores(4), bias(3);
+  shorter.scores = scores.data();
+  shorter.batch = shorter.heads = 1;
+  shorter.queries = shorter.keys = 2;
+  shorter.distance_bias = bias.data();
+  shorter.table_queries = shorter.table_keys = 1;  // a table shorter than the scores
+  EXPECT_THROW(add_distance_bias(shorter, isa()), std::invalid_argument);
 }
 
 TEST_P(PeKernelsTest, AddDistanceBiasT5Relative) {

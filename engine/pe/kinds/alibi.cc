@@ -18,8 +18,10 @@ class Alibi : public PositionEncoding {
     distance_bias_ = alibi_distance_bias(slopes_, seq, seq);
     seq_ = seq;
   }
+  // seq may be below the prepared length (a packed batch's shorter runs): the table's centre
+  // stays where prepare() put it.
   void add_score_bias(float* scores, int64_t batch, int64_t seq) const override {
-    add_distance_bias({scores, batch, heads_, seq, seq, distance_bias_.data()});
+    add_distance_bias({scores, batch, heads_, seq, seq, distance_bias_.data(), seq_, seq_});
   }
 
  private:

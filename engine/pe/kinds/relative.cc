@@ -22,8 +22,10 @@ class Relative : public PositionEncoding {
     distance_bias_ = relative_distance_bias(table_, heads_, params_, seq, seq);
     seq_ = seq;
   }
+  // seq may be below the prepared length (a packed batch's shorter runs): the table's centre
+  // stays where prepare() put it.
   void add_score_bias(float* scores, int64_t batch, int64_t seq) const override {
-    add_distance_bias({scores, batch, heads_, seq, seq, distance_bias_.data()});
+    add_distance_bias({scores, batch, heads_, seq, seq, distance_bias_.data(), seq_, seq_});
   }
   int64_t parameter_count() const override { return params_.num_buckets * heads_; }
 
