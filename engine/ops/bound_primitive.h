@@ -37,15 +37,26 @@ class BoundPrimitive {
 // compared member by member (operator<=>), never strings: a lookup builds nothing. oneDNN fixes a
 // primitive's thread count when it is created, so every key carries the thread count it was made
 // for (see current_threads).
+//
+// A corpus run meets a new row count with nearly every packed batch, so the cache is bounded:
+// when it holds kCapacity entries, a miss empties it first. A reference from get() is valid until
+// the next get() on the same cache.
 template <class Key, class Value = BoundPrimitive>
 class PrimitiveCache {
  public:
+  static constexpr size_t kCapacity = 256;
+
   template <class Make>
   Value& get(const Key& key, Make&& make) {
     auto it = primitives_.find(key);
-    if (it == primitives_.end()) it = primitives_.emplace(key, make()).first;
+    if (it == primitives_.end()) {
+      if (primitives_.size() >= kCapacity) primitives_.clear();
+      it = primitives_.emplace(key, make()).first;
+    }
     return it->second;
   }
+
+  size_t size() const { return primitives_.size(); }
 
  private:
   std::map<Key, Value> primitives_;

@@ -80,7 +80,8 @@ void Matmul::operator()(const float* x, int64_t rows, WeightMatrix& weights, con
   Plan& plan = plans_.get(key, [&] { return this->plan(key, weights); });
   const void* source = x;
   if (key.dtype == ComputeDtype::kBF16) {
-    auto* bits = reinterpret_cast<uint16_t*>(plan.source.data());
+    auto* bits = static_cast<uint16_t*>(
+        activation_buffer(static_cast<size_t>(rows * weights.in_features()) * sizeof(uint16_t)));
     convert_to_bf16(x, rows * weights.in_features(), bits);
     source = bits;
   } else if (key.dtype == ComputeDtype::kInt8) {
@@ -93,11 +94,11 @@ void Matmul::operator()(const float* x, int64_t rows, WeightMatrix& weights, con
 }
 
 const void* Matmul::quantize(const float* x, int64_t rows, const WeightMatrix& weights,
-                             const float* bias, Plan& plan) const {
+                             const float* bias, Plan& plan) {
   const int64_t count = rows * weights.in_features();
   const ActivationQuantization q =
       choose_activation_quantization(activation_range(x, count), activation_levels_);
-  auto* levels = reinterpret_cast<uint8_t*>(plan.source.data());
+  auto* levels = static_cast<uint8_t*>(activation_buffer(static_cast<size_t>(count)));
   quantize_activations(x, count, q, activation_levels_, levels);
   // y[o] = scale_x * scale_w[o] * sum_i (q[i] - zero_point) * w_s8[o][i] + b[o]
   //      = channel_scale[o] * (sum_i q[i] w_s8[o][i]) + b[o] - channel_scale[o] * zero_point *
@@ -112,6 +113,11 @@ const void* Matmul::quantize(const float* x, int64_t rows, const WeightMatrix& w
         (bias ? bias[o] : 0.0f) - scale * zero_point * static_cast<float>(row_sums[o]);
   }
   return levels;
+}
+
+void* Matmul::activation_buffer(size_t bytes) {
+  source_.reserve((bytes + sizeof(float) - 1) / sizeof(float));
+  return source_.data();
 }
 
 Matmul::Plan Matmul::plan(const Key& key, WeightMatrix& weights) {
@@ -179,10 +185,6 @@ Matmul::Plan Matmul::plan(const Key& key, WeightMatrix& weights) {
   if (bias) args.emplace(DNNL_ARG_BIAS, memory(bias_desc, engine, bias));
   if (key.residual) {
     args.emplace(residual_argument(key.dtype, key.epilogue), memory(dst, engine, nullptr));
-  }
-  if (key.dtype != ComputeDtype::kF32) {
-    const size_t bytes = static_cast<size_t>(rows * in) * (int8 ? 1 : 2);
-    plan.source.reserve((bytes + sizeof(float) - 1) / sizeof(float));
   }
   if (int8) {
     plan.channel_scales.resize(static_cast<size_t>(out));

@@ -54,17 +54,19 @@ class Matmul {
   struct Plan {
     BoundPrimitive primitive;
     std::string implementation;
-    AlignedBuffer source;                // bf16 or u8 activations [rows, in]
     std::vector<float> channel_scales;   // int8: scale_x * scale_w[o]
     std::vector<float> channel_offsets;  // int8: b[o] minus the zero point's share
   };
   Plan plan(const Key& key, WeightMatrix& weights);
   const void* quantize(const float* x, int64_t rows, const WeightMatrix& weights, const float* bias,
-                       Plan& plan) const;
+                       Plan& plan);
+  // source_, with room for `bytes`.
+  void* activation_buffer(size_t bytes);
 
   Runtime* runtime_;
   int32_t activation_levels_;  // int8: u8 activations take [0, activation_levels_]
   PrimitiveCache<Key, Plan> plans_;
+  AlignedBuffer source_;  // bf16 or u8 activations [rows, in], shared by every plan
   static const std::string kNoImplementation;
   const std::string* implementation_ = &kNoImplementation;
 };
