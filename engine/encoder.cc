@@ -118,18 +118,27 @@ EncoderOutput Encoder::forward(const EncoderInput& input, const ForwardOptions& 
     embed(input, workspace_.hidden.data());  // x = LN(scale * token + position + token type)
   }
   float* x = workspace_.hidden.data();
-  const int64_t tokens = batch_ * seq_, d = config_.d_model;
+  const int64_t tokens = rows_, d = config_.d_model;
   EncoderOutput output;
   output.batch = batch_;
   output.seq = seq_;
+  if (packed_) output.starts = starts_;
   output.d_model = d;
   output.heads = config_.heads;
   const auto keep_hidden = [&] {
     if (options.layer_hidden_states) output.layer_hidden.emplace_back(x, x + tokens * d);
   };
-  const Batch batch{batch_, seq_, position_ids_.data(),
-                    key_bias_.empty() ? nullptr : key_bias_.data(),
-                    options.attention_probabilities ? &output.attention : nullptr};
+  if (packed_ && options.attention_probabilities) {
+    throw std::invalid_argument("attention probabilities need the padded layout, not packed");
+  }
+  Batch batch;
+  batch.batch = batch_;
+  batch.seq = seq_;
+  batch.rows = rows_;
+  batch.position_ids = position_ids_.data();
+  batch.runs = packed_ ? &runs_ : nullptr;
+  batch.key_bias = key_bias_.empty() ? nullptr : key_bias_.data();
+  batch.attention_probabilities = options.attention_probabilities ? &output.attention : nullptr;
 
   for (const std::unique_ptr<EncoderLayer>& layer : layers_) {
     keep_hidden();
@@ -150,37 +159,80 @@ void Encoder::prepare(const EncoderInput& input) {
   compute_positions();
   compute_key_bias();
   position_encoding_->prepare(seq_);
-  workspace_.reserve(config_, batch_, seq_);
+  int64_t attention = batch_ * seq_ * seq_;
+  if (packed_) {
+    attention = 0;
+    for (const SequenceRun& run : runs_) {
+      attention = std::max(attention, run.count * run.length * run.length);
+    }
+  }
+  workspace_.reserve(config_, rows_, attention);
 }
 
 void Encoder::check_input(const EncoderInput& input) {
-  const int64_t batch = input.batch, seq = input.seq;
+  const int64_t batch = input.batch;
+  packed_ = input.packed;
+  if (packed_) {
+    if (batch <= 0 || input.ids == nullptr || input.lengths == nullptr) {
+      throw std::invalid_argument("empty input: a packed batch needs > 0 sequences and lengths");
+    }
+    lengths_.assign(input.lengths, input.lengths + batch);
+    starts_.clear();
+    runs_.clear();
+    int64_t rows = 0, seq = 0;
+    for (int64_t b = 0; b < batch; ++b) {
+      const int64_t length = lengths_[static_cast<size_t>(b)];
+      if (length < 1) {
+        throw std::out_of_range("lengths[" + std::to_string(b) + "] = " + std::to_string(length) +
+                                " is not a positive length");
+      }
+      starts_.push_back(rows);
+      if (runs_.empty() || runs_.back().length != length) runs_.push_back({rows, 0, length});
+      ++runs_.back().count;
+      rows += length;
+      seq = std::max(seq, length);
+    }
+    batch_ = batch;
+    seq_ = seq;
+    rows_ = rows;
+    return;
+  }
+  const int64_t seq = input.seq;
   if (batch <= 0 || seq <= 0 || input.ids == nullptr) {
     throw std::invalid_argument("empty input: batch and sequence length must be > 0");
   }
   lengths_.assign(static_cast<size_t>(batch), static_cast<int32_t>(seq));
-  for (int64_t b = 0; b < batch && input.lengths; ++b) {
-    const int32_t length = input.lengths[b];
-    if (length < 1 || length > seq) {
-      throw std::out_of_range("lengths[" + std::to_string(b) + "] = " + std::to_string(length) +
-                              " is outside [1, " + std::to_string(seq) + "]");
+  starts_.clear();
+  for (int64_t b = 0; b < batch; ++b) {
+    if (input.lengths) {
+      const int32_t length = input.lengths[b];
+      if (length < 1 || length > seq) {
+        throw std::out_of_range("lengths[" + std::to_string(b) + "] = " + std::to_string(length) +
+                                " is outside [1, " + std::to_string(seq) + "]");
+      }
+      lengths_[static_cast<size_t>(b)] = length;
     }
-    lengths_[static_cast<size_t>(b)] = length;
+    starts_.push_back(b * seq);
   }
   batch_ = batch;
   seq_ = seq;
+  rows_ = batch * seq;
 }
 
 void Encoder::compute_positions() {
-  position_ids_.resize(static_cast<size_t>(batch_ * seq_));
-  position_ids(lengths_.data(), batch_, seq_, config_.position_encoding.padding_idx,
-               position_ids_.data());
+  position_ids_.resize(static_cast<size_t>(rows_));
+  const int64_t padding_idx = config_.position_encoding.padding_idx;
+  if (packed_) {
+    packed_position_ids(lengths_.data(), batch_, padding_idx, position_ids_.data());
+  } else {
+    position_ids(lengths_.data(), batch_, seq_, padding_idx, position_ids_.data());
+  }
 }
 
 void Encoder::compute_key_bias() {
   key_bias_.clear();
-  const bool padded =
-      std::any_of(lengths_.begin(), lengths_.end(), [&](int32_t length) { return length < seq_; });
+  const bool padded = !packed_ && std::any_of(lengths_.begin(), lengths_.end(),
+                                              [&](int32_t length) { return length < seq_; });
   if (!padded) return;
   key_bias_.resize(static_cast<size_t>(batch_ * seq_));
   for (int64_t b = 0; b < batch_; ++b) {
@@ -194,7 +246,7 @@ void Encoder::compute_key_bias() {
 void Encoder::embed(const EncoderInput& input, float* x) {
   const EncoderConfig& c = config_;
   EmbeddingArgs args;
-  args.tokens = batch_ * seq_;
+  args.tokens = rows_;
   args.d_model = c.d_model;
   args.token_ids = input.ids;
   args.token_table = weights_.token_embeddings;
@@ -227,7 +279,8 @@ void Encoder::check_finite(const EncoderOutput& output) const {
   const int64_t d = config_.d_model, labels = config_.num_labels;
   for (int64_t b = 0; b < batch_; ++b) {
     const char* what = nullptr;
-    if (!finite(output.last_hidden, b * seq_ * d, lengths_[static_cast<size_t>(b)] * d)) {
+    const size_t i = static_cast<size_t>(b);
+    if (!finite(output.last_hidden, starts_[i] * d, lengths_[i] * d)) {
       what = "the last hidden state";
     } else if (!output.pooled.empty() && !finite(output.pooled, b * d, d)) {
       what = "the pooled output";
@@ -243,7 +296,7 @@ void Encoder::check_finite(const EncoderOutput& output) const {
 
 void Encoder::pool_and_classify(EncoderOutput& output) {
   const EncoderConfig& c = config_;
-  const int64_t batch = batch_, seq = seq_, d = c.d_model;
+  const int64_t batch = batch_, d = c.d_model;
   if (c.pooling == Pooling::kNone) return;
   std::vector<float> pooled(static_cast<size_t>(batch * d), 0.0f);
   const float* hidden = output.last_hidden.data();
@@ -253,12 +306,13 @@ void Encoder::pool_and_classify(EncoderOutput& output) {
       // Mean over the sequence's own tokens: padding never enters the average.
       const int64_t length = lengths_[static_cast<size_t>(b)];
       for (int64_t t = 0; t < length; ++t) {
-        const float* token = hidden + (b * seq + t) * d;
+        const float* token = hidden + (starts_[static_cast<size_t>(b)] + t) * d;
         for (int64_t i = 0; i < d; ++i) row[i] += token[i];
       }
       for (int64_t i = 0; i < d; ++i) row[i] /= static_cast<float>(length);
     } else {
-      std::copy(hidden + b * seq * d, hidden + b * seq * d + d, row);  // [CLS]
+      const float* first = hidden + starts_[static_cast<size_t>(b)] * d;
+      std::copy(first, first + d, row);  // [CLS]
     }
   }
   if (c.pooling == Pooling::kPooler) {

@@ -10,6 +10,7 @@
 
 #include "engine/encoder_config.h"
 #include "engine/encoder_weights.h"
+#include "engine/layers/batch.h"
 #include "engine/layers/encoder_layer.h"
 #include "engine/layers/layer_norm.h"
 #include "engine/layers/linear.h"
@@ -20,13 +21,21 @@
 
 namespace tinyenc {
 
-// A batch of B sequences padded to the longest, T tokens each.
+// A batch of B sequences in one of two layouts.
+//   Padded: each sequence padded to T = seq tokens; ids [batch, seq], positions >= length are
+//     padding (computed, then ignored).
+//   Packed: the sequences end to end with no padding; ids [sum of lengths], `seq` unused. The
+//     linear layers, the FFN and the norms run on real tokens only, and attention runs once per
+//     run of consecutive sequences of equal length: order a batch by length to make the runs
+//     long. Outputs are those of the padded layout to float rounding. No attention
+//     probabilities (ForwardOptions::attention_probabilities) in this layout.
 struct EncoderInput {
   int64_t batch = 0;
   int64_t seq = 0;
-  const int32_t* ids = nullptr;          // [batch, seq]; positions >= length are padding
-  const int32_t* lengths = nullptr;      // [batch], each in [1, seq]; null: all seq
-  const int32_t* token_types = nullptr;  // [batch, seq] or null (all type 0)
+  const int32_t* ids = nullptr;
+  const int32_t* lengths = nullptr;      // [batch], each in [1, seq]; null: all seq (padded only)
+  const int32_t* token_types = nullptr;  // as ids, or null (all type 0)
+  bool packed = false;
 };
 
 struct ForwardOptions {
@@ -36,12 +45,16 @@ struct ForwardOptions {
 };
 
 struct EncoderOutput {
-  int64_t batch = 0, seq = 0, d_model = 0, heads = 0;
-  std::vector<float> last_hidden;    // [B, T, D]; rows past a sequence's length are padding
+  int64_t batch = 0, seq = 0, d_model = 0, heads = 0;  // seq: the longest, when packed
+  // Packed: sequence b's rows begin at row starts[b] of last_hidden and layer_hidden. Empty
+  // when padded: they begin at b * seq.
+  std::vector<int64_t> starts;
+  std::vector<float> last_hidden;    // [B, T, D] padded (rows past a length are padding);
+                                     // [sum of lengths, D] packed
   std::vector<float> pooled;         // [B, D], empty for pooling none
   std::vector<float> logits;         // [B, num_labels]
   std::vector<float> probabilities;  // [B, num_labels]
-  std::vector<std::vector<float>> layer_hidden;  // layers + 1 entries of [B, T, D]
+  std::vector<std::vector<float>> layer_hidden;  // layers + 1 entries laid out as last_hidden
   std::vector<std::vector<float>> attention;     // layers entries of [B, H, T, T]
 };
 
@@ -98,9 +111,12 @@ class Encoder {
   std::optional<Linear> classifier_;
 
   // The batch in flight.
-  int64_t batch_ = 0, seq_ = 0;
+  int64_t batch_ = 0, seq_ = 0, rows_ = 0;
+  bool packed_ = false;
   std::vector<int32_t> lengths_;       // [B]
-  std::vector<int32_t> position_ids_;  // [B * T]
+  std::vector<int64_t> starts_;        // [B]: each sequence's first row
+  std::vector<SequenceRun> runs_;      // packed: runs of equal lengths
+  std::vector<int32_t> position_ids_;  // [rows]
   std::vector<float> key_bias_;        // [B, T]: 0 for tokens, -inf for padding; empty if none
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <new>
+#include <numeric>
 #include <stdexcept>
 
 #include "models/forward_memory.h"
@@ -168,20 +169,50 @@ EncoderOutput Pipeline::forward(const std::vector<const Encoding*>& batch,
 }
 
 std::vector<TextOutput> Pipeline::run(const std::vector<Encoding>& batch, bool keep_hidden,
-                                      const ForwardOptions& options, EncoderOutput* raw) {
-  std::vector<const Encoding*> pointers;
-  for (const Encoding& encoding : batch) pointers.push_back(&encoding);
-  EncoderOutput output = forward(pointers, options);
-  const int64_t size = static_cast<int64_t>(batch.size());
+                                      const ForwardOptions& options) {
+  if (batch.empty()) return {};
+  if (options.attention_probabilities) {
+    std::vector<const Encoding*> pointers;
+    for (const Encoding& encoding : batch) pointers.push_back(&encoding);
+    return split(batch, {}, forward(pointers, options), keep_hidden);
+  }
+  // Packed, shortest first (stable), so that equal lengths form runs that attend together.
+  std::vector<size_t> order(batch.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return batch[a].size() < batch[b].size(); });
+  std::vector<int32_t> ids, types, lengths;
   int64_t seq = 0;
-  for (const Encoding& encoding : batch) seq = std::max<int64_t>(seq, encoding.size());
+  for (size_t i : order) {
+    const Encoding& encoding = batch[i];
+    ids.insert(ids.end(), encoding.ids.begin(), encoding.ids.end());
+    types.insert(types.end(), encoding.token_type_ids.begin(), encoding.token_type_ids.end());
+    lengths.push_back(static_cast<int32_t>(encoding.size()));
+    seq = std::max<int64_t>(seq, encoding.size());
+  }
+  const int64_t size = static_cast<int64_t>(batch.size());
+  check_forward_memory(encoder_->config(), size, seq,
+                       "a batch of " + std::to_string(size) + " texts");
+  EncoderInput input;
+  input.batch = size;
+  input.ids = ids.data();
+  input.lengths = lengths.data();
+  input.token_types = model_.config.encoder.type_vocab_size > 0 ? types.data() : nullptr;
+  input.packed = true;
+  return split(batch, order, encoder_->forward(input, options), keep_hidden);
+}
 
+std::vector<TextOutput> Pipeline::split(const std::vector<Encoding>& batch,
+                                        const std::vector<size_t>& order,
+                                        const EncoderOutput& output, bool keep_hidden) const {
   const int64_t d = output.d_model;
   const int64_t labels = model_.config.encoder.num_labels;
-  std::vector<TextOutput> results(static_cast<size_t>(size));
-  for (int64_t b = 0; b < size; ++b) {
-    TextOutput& result = results[static_cast<size_t>(b)];
-    result.encoding = batch[static_cast<size_t>(b)];
+  std::vector<TextOutput> results(batch.size());
+  for (int64_t b = 0; b < output.batch; ++b) {
+    // Row b of the output answers input order[b] (packed) or b (padded).
+    const size_t input = order.empty() ? static_cast<size_t>(b) : order[static_cast<size_t>(b)];
+    TextOutput& result = results[input];
+    result.encoding = batch[input];
     if (!output.pooled.empty()) {
       result.embedding.assign(output.pooled.begin() + b * d, output.pooled.begin() + (b + 1) * d);
       if (model_.config.normalize_embeddings) normalize_embedding(result.embedding);
@@ -195,11 +226,12 @@ std::vector<TextOutput> Pipeline::run(const std::vector<Encoding>& batch, bool k
           std::max_element(result.logits.begin(), result.logits.end()) - result.logits.begin();
     }
     if (keep_hidden) {
-      const auto begin = output.last_hidden.begin() + b * seq * d;
+      const int64_t start =
+          output.starts.empty() ? b * output.seq : output.starts[static_cast<size_t>(b)];
+      const auto begin = output.last_hidden.begin() + start * d;
       result.hidden.assign(begin, begin + static_cast<int64_t>(result.encoding.size()) * d);
     }
   }
-  if (raw) *raw = std::move(output);
   return results;
 }
 

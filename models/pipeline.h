@@ -75,11 +75,18 @@ class Pipeline {
   // One padded forward pass over the encodings, as the engine returns it.
   EncoderOutput forward(const std::vector<const Encoding*>& batch,
                         const ForwardOptions& options = {});
-  // Runs the encodings as one padded batch, split per input.
+  // Runs the encodings as one batch, split per input, in the batch's order. Packed (no padding
+  // computed: EncoderInput::packed), unless the options keep attention probabilities.
   std::vector<TextOutput> run(const std::vector<Encoding>& batch, bool keep_hidden,
-                              const ForwardOptions& options = {}, EncoderOutput* raw = nullptr);
+                              const ForwardOptions& options = {});
 
  private:
+  // The output's sequence b as the TextOutput of batch[order[b]] (of batch[b] when order is
+  // empty).
+  std::vector<TextOutput> split(const std::vector<Encoding>& batch,
+                                const std::vector<size_t>& order, const EncoderOutput& output,
+                                bool keep_hidden) const;
+
   std::filesystem::path dir_;
   PipelineOptions options_;
   LoadedModel model_;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "engine/buffer.h"
 #include "engine/layers/batch.h"
@@ -24,6 +25,11 @@ class ScaledDotProductAttention {
   void operator()(float* qkv, const Batch& batch, float* context);
 
  private:
+  // Attention over b sequences of t rows each, laid end to end from qkv (q and k already
+  // rotated); key_bias as AttentionCore::scores takes a [b, 1, 1, t] mask.
+  void attend(const float* qkv, int64_t b, int64_t t, const float* key_bias,
+              std::vector<std::vector<float>>* probabilities, float* context);
+
   int64_t heads_;
   int64_t head_dim_;
   const PositionEncoding* position_encoding_;

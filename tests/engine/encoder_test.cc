@@ -10,6 +10,7 @@
 #include <cmath>
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "tests/support/float_tolerance.h"
@@ -163,6 +164,137 @@ TEST(Encoder, OutputsDoNotDependOnTheBatch) {
                 bounds.logits);
     }
   }
+}
+
+// Sequences of lengths 7, 3, 3, 9, 1, 3, 7: runs of equal lengths (3, 3), lengths that recur
+// out of order (7 ... 7, 3 ... 3) and a one-token sequence.
+const std::vector<int32_t> kPackedLengths = {7, 3, 3, 9, 1, 3, 7};
+
+std::vector<int32_t> packed_ids(const std::vector<int32_t>& lengths, uint32_t seed) {
+  std::mt19937 random(seed);
+  std::uniform_int_distribution<int32_t> id(1, 39);
+  std::vector<int32_t> ids;
+  for (int32_t length : lengths) {
+    for (int32_t t = 0; t < length; ++t) ids.push_back(id(random));
+  }
+  return ids;
+}
+
+EncoderOutput run_packed(Encoder& encoder, const std::vector<int32_t>& ids,
+                         const std::vector<int32_t>& lengths,
+                         const std::vector<int32_t>& types = {}) {
+  EncoderInput input;
+  input.batch = static_cast<int64_t>(lengths.size());
+  input.ids = ids.data();
+  input.lengths = lengths.data();
+  input.token_types = types.empty() ? nullptr : types.data();
+  input.packed = true;
+  return encoder.forward(input);
+}
+
+// The packed layout (no padding computed, attention per run of equal lengths) gives every
+// sequence the outputs of the padded layout, for every PE kind: positions restart at each
+// sequence's start (RoPE rotates by them, ALiBi and T5 bias by their distances), a learned
+// table with a padding_idx (RoBERTa) counts from padding_idx + 1, and pooling reads each
+// sequence's own rows. Up to rounding, as in OutputsDoNotDependOnTheBatch; a position that ran on
+// past a sequence's end, or attention across two sequences, moves them by more than 1e-2.
+TEST(Encoder, PackedBatchesGiveThePaddedOutputs) {
+  for (PositionEncodingKind kind :
+       {PositionEncodingKind::kNone, PositionEncodingKind::kSinusoidal,
+        PositionEncodingKind::kLearned, PositionEncodingKind::kRope, PositionEncodingKind::kAlibi,
+        PositionEncodingKind::kRelative}) {
+    for (int variant = 0; variant < 3; ++variant) {
+      EncoderConfig c = small_config(kind);
+      c.norm_first = variant == 1;
+      c.final_layer_norm = variant == 1;
+      c.pooling = variant == 2 ? Pooling::kPooler : (variant == 1 ? Pooling::kCls : Pooling::kMean);
+      c.has_pooler = variant == 2;
+      c.type_vocab_size = 2;
+      c.position_encoding.padding_idx = kind == PositionEncodingKind::kLearned ? 1 : -1;
+      RandomWeights random(17);
+      const EncoderWeights weights = random.make(c);
+      Encoder encoder(c, weights);
+      const std::string what =
+          std::string(position_encoding_name(kind)) + " variant " + std::to_string(variant);
+
+      const std::vector<int32_t>& lengths = kPackedLengths;
+      const std::vector<int32_t> ids = packed_ids(lengths, 23);
+      std::vector<int32_t> types(ids.size());
+      for (size_t i = 0; i < types.size(); ++i) types[i] = static_cast<int32_t>(i % 3 == 0);
+      const EncoderOutput packed = run_packed(encoder, ids, lengths, types);
+
+      const int64_t batch = static_cast<int64_t>(lengths.size()), seq = 9, d = c.d_model;
+      std::vector<int32_t> padded_ids(static_cast<size_t>(batch * seq), 0);
+      std::vector<int32_t> padded_types(padded_ids.size(), 0);
+      int64_t row = 0;
+      for (int64_t b = 0; b < batch; ++b) {
+        for (int64_t t = 0; t < lengths[static_cast<size_t>(b)]; ++t, ++row) {
+          padded_ids[static_cast<size_t>(b * seq + t)] = ids[static_cast<size_t>(row)];
+          padded_types[static_cast<size_t>(b * seq + t)] = types[static_cast<size_t>(row)];
+        }
+      }
+      EncoderInput input;
+      input.batch = batch;
+      input.seq = seq;
+      input.ids = padded_ids.data();
+      input.lengths = lengths.data();
+      input.token_types = padded_types.data();
+      const EncoderOutput padded = encoder.forward(input);
+
+      ASSERT_EQ(packed.batch, batch) << what;
+      ASSERT_EQ(packed.seq, seq) << what;
+      ASSERT_EQ(packed.last_hidden.size(), static_cast<size_t>(row * d)) << what;
+      ASSERT_EQ(packed.starts, (std::vector<int64_t>{0, 7, 10, 13, 22, 23, 26})) << what;
+      const OutputBounds bounds = rounding_bounds(c, weights, padded);
+      for (int64_t b = 0; b < batch; ++b) {
+        const int64_t length = lengths[static_cast<size_t>(b)];
+        EXPECT_LE(max_abs_difference(packed.last_hidden.data() + packed.starts[b] * d,
+                                     padded.last_hidden.data() + b * seq * d, length * d),
+                  bounds.hidden)
+            << what << " sequence " << b;
+        EXPECT_LE(max_abs_difference(packed.pooled.data() + b * d, padded.pooled.data() + b * d, d),
+                  std::max(bounds.hidden, bounds.logits))
+            << what << " sequence " << b;
+        EXPECT_LE(max_abs_difference(packed.logits.data() + b * 3, padded.logits.data() + b * 3, 3),
+                  bounds.logits)
+            << what << " sequence " << b;
+      }
+      // And each sequence as it comes out alone: the 1e-5, in absolute terms.
+      const int64_t b = 3;  // the longest, in the middle of the batch
+      const std::vector<int32_t> alone(ids.begin() + packed.starts[b],
+                                       ids.begin() + packed.starts[b] + 9);
+      const std::vector<int32_t> alone_types(types.begin() + packed.starts[b],
+                                             types.begin() + packed.starts[b] + 9);
+      const EncoderOutput single = run_packed(encoder, alone, {9}, alone_types);
+      EXPECT_LE(max_abs_difference(single.last_hidden.data(),
+                                   packed.last_hidden.data() + packed.starts[b] * d, 9 * d),
+                1e-5)
+          << what;
+      EXPECT_LE(max_abs_difference(single.logits.data(), packed.logits.data() + b * 3, 3), 1e-5)
+          << what;
+    }
+  }
+}
+
+TEST(Encoder, PackedBatchesRejectBadInput) {
+  EncoderConfig c = small_config(PositionEncodingKind::kLearned);
+  RandomWeights random(5);
+  Encoder encoder(c, random.make(c));
+  EXPECT_THROW(run_packed(encoder, {1, 2, 3}, {2, 0, 1}), std::out_of_range);  // empty sequence
+  EXPECT_THROW(run_packed(encoder, std::vector<int32_t>(33, 1), {33}), std::out_of_range);
+  EXPECT_THROW(run_packed(encoder, {1, 2, 40}, {3}), std::out_of_range);  // id == vocab_size
+  const std::vector<int32_t> ids = {1, 2, 3};
+  EncoderInput input;
+  input.batch = 1;
+  input.ids = ids.data();
+  input.packed = true;
+  EXPECT_THROW(encoder.forward(input), std::invalid_argument);  // no lengths
+  const std::vector<int32_t> lengths = {3};
+  input.lengths = lengths.data();
+  ForwardOptions keep_attention;
+  keep_attention.attention_probabilities = true;
+  EXPECT_THROW(encoder.forward(input, keep_attention), std::invalid_argument);
+  EXPECT_NO_THROW(encoder.forward(input));
 }
 
 TEST(Encoder, ProbabilitiesAreTheSoftmaxOfTheLogits) {
