@@ -6,7 +6,8 @@
 // stream at. Counters: GFLOP/s (matmul FLOPs of the forward pass), weight_GB/s (the Linear
 // weights' bytes, scales included, each read once per forward: compare with BM_Memcpy's
 // bytes_per_second at short sequences, where a forward pass is a stream over its weights).
-// Label: oneDNN's implementation of the FFN-in matmul.
+// Label: oneDNN's implementation of the FFN-in matmul. BM_Encoder_mixed/<config>/<layout>/<threads>
+// runs 32 texts of mixed lengths padded or packed (tokens/s of real tokens).
 //
 //   build/bench/encoder_bench --benchmark_filter='BM_Encoder(_int8)?/base/1/(8|128)/1$'
 //     --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true
@@ -14,6 +15,7 @@
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <numeric>
@@ -85,6 +87,39 @@ void BM_Encoder(benchmark::State& state, std::string preset, int64_t batch, int6
   state.counters["weight_GB/s"] = benchmark::Counter(weight_bytes(config, dtype) * 1e-9,
                                                      benchmark::Counter::kIsIterationInvariantRate);
   state.SetLabel(encoder.matmul_implementation());
+}
+
+// 32 texts of corpus-like lengths (mostly 5-40 tokens, one of 128), in the order a length-sorted
+// batcher hands them over: as one padded batch, or packed end to end (EncoderInput::packed).
+// tokens/s counts real tokens only, so the two layouts compare directly.
+void BM_Encoder_mixed(benchmark::State& state, std::string preset, bool packed, int threads) {
+  omp_set_num_threads(threads);
+  EncoderConfig config = *tinyenc::preset_config(preset);
+  Encoder encoder(config, tinyenc::random_encoder_weights(config, 42));
+  std::mt19937 random(11);
+  std::uniform_int_distribution<int32_t> length(5, 40), token(1000, 29000);
+  std::vector<int32_t> lengths(32);
+  for (int32_t& l : lengths) l = length(random);
+  lengths.back() = 128;
+  std::sort(lengths.begin(), lengths.end());
+  const int64_t real = std::accumulate(lengths.begin(), lengths.end(), int64_t{0});
+  const int64_t batch = static_cast<int64_t>(lengths.size()), seq = lengths.back();
+  std::vector<int32_t> ids(static_cast<size_t>(packed ? real : batch * seq), 0);
+  for (int32_t& id : ids) id = token(random);
+  tinyenc::EncoderInput input;
+  input.batch = batch;
+  input.seq = seq;
+  input.ids = ids.data();
+  input.lengths = lengths.data();
+  input.packed = packed;
+  encoder.forward(input);
+  for (auto _ : state) {
+    tinyenc::EncoderOutput output = encoder.forward(input);
+    benchmark::DoNotOptimize(output.last_hidden.data());
+  }
+  state.counters["tokens/s"] =
+      benchmark::Counter(static_cast<double>(real), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["padding"] = packed ? 0.0 : 1.0 - static_cast<double>(real) / (batch * seq);
 }
 
 void BM_Matmul(benchmark::State& state, int64_t n, int threads) {
@@ -164,6 +199,17 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(("BM_Memcpy/" + std::to_string(bytes)).c_str(), BM_Memcpy, bytes)
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
+  }
+  for (const char* preset : {"mini", "base"}) {
+    for (bool packed : {false, true}) {
+      for (int threads : {1, 2}) {
+        const std::string name = std::string("BM_Encoder_mixed/") + preset +
+                                 (packed ? "/packed/" : "/padded/") + std::to_string(threads);
+        benchmark::RegisterBenchmark(name.c_str(), BM_Encoder_mixed, preset, packed, threads)
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
+      }
+    }
   }
   const std::pair<const char*, ComputeDtype> dtypes[] = {{"BM_Encoder/", ComputeDtype::kF32},
                                                          {"BM_Encoder_int8/", ComputeDtype::kInt8},
