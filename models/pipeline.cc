@@ -174,7 +174,9 @@ std::vector<TextOutput> Pipeline::run(const std::vector<Encoding>& batch, bool k
   if (options.attention_probabilities) {
     std::vector<const Encoding*> pointers;
     for (const Encoding& encoding : batch) pointers.push_back(&encoding);
-    return split(batch, {}, forward(pointers, options), keep_hidden);
+    const EncoderOutput output = forward(pointers, options);
+    computed_tokens_ = output.batch * output.seq;
+    return split(batch, {}, output, keep_hidden);
   }
   // Packed, shortest first (stable), so that equal lengths form runs that attend together.
   std::vector<size_t> order(batch.size());
@@ -199,7 +201,16 @@ std::vector<TextOutput> Pipeline::run(const std::vector<Encoding>& batch, bool k
   input.lengths = lengths.data();
   input.token_types = model_.config.encoder.type_vocab_size > 0 ? types.data() : nullptr;
   input.packed = true;
-  return split(batch, order, encoder_->forward(input, options), keep_hidden);
+  EncoderOutput output;
+  try {
+    output = encoder_->forward(input, options);
+  } catch (const NonFiniteOutputError& e) {
+    // Name the sequence as the caller numbers it, not as the packed batch did.
+    throw NonFiniteOutputError(static_cast<int64_t>(order[static_cast<size_t>(e.sequence)]),
+                               e.what());
+  }
+  computed_tokens_ = static_cast<int64_t>(ids.size());
+  return split(batch, order, output, keep_hidden);
 }
 
 std::vector<TextOutput> Pipeline::split(const std::vector<Encoding>& batch,

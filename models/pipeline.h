@@ -79,6 +79,8 @@ class Pipeline {
   // computed: EncoderInput::packed), unless the options keep attention probabilities.
   std::vector<TextOutput> run(const std::vector<Encoding>& batch, bool keep_hidden,
                               const ForwardOptions& options = {});
+  // Token rows the last run() computed, padding included: the batch's tokens when packed.
+  int64_t computed_tokens() const { return computed_tokens_; }
 
  private:
   // The output's sequence b as the TextOutput of batch[order[b]] (of batch[b] when order is
@@ -92,6 +94,7 @@ class Pipeline {
   LoadedModel model_;
   std::unique_ptr<Tokenizer> tokenizer_;
   std::unique_ptr<Encoder> encoder_;
+  int64_t computed_tokens_ = 0;
 };
 
 }  // namespace tinyenc

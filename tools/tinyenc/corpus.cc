@@ -131,12 +131,6 @@ LongTexts parse_long_texts(const std::string& name) {
   throw UsageError("--long: expected error, truncate or chunk, got " + in_quotes(name));
 }
 
-int64_t computed_tokens(const std::vector<Encoding>& batch) {
-  size_t longest = 0;
-  for (const Encoding& encoding : batch) longest = std::max(longest, encoding.size());
-  return static_cast<int64_t>(batch.size() * longest);
-}
-
 CorpusRunner::CorpusRunner(Pipeline& pipeline, const CorpusOptions& options, bool per_token,
                            RecordSink record_sink, WindowDone window_done, Progress* progress)
     : pipeline_(pipeline),
@@ -301,7 +295,7 @@ void CorpusRunner::flush() {
       throw std::invalid_argument(pipeline_.dir().string() + ": input " + std::to_string(input) +
                                   ": " + e.what());
     }
-    stats_.computed_tokens += computed_tokens(batch);
+    stats_.computed_tokens += pipeline_.computed_tokens();
     tokens_done_ += tokens;
     for (size_t i = begin; i < end; ++i) outputs[order[i]] = std::move(results[i - begin]);
     pieces_done += end - begin;

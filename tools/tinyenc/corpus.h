@@ -144,11 +144,6 @@ class CorpusRunner {
   std::chrono::steady_clock::time_point first_arrival_;
 };
 
-// The forward's work for one batch in tokens, padding included. Pipeline::run pads every text to
-// the batch's longest today; when it packs texts without padding this becomes the sum of the
-// lengths, and only this function changes.
-int64_t computed_tokens(const std::vector<Encoding>& batch);
-
 // --shard I/N: shard I of N (0-based).
 struct Shard {
   int64_t index = 0, count = 1;
