@@ -275,7 +275,7 @@ void CorpusRunner::read(LineReader& reader, bool interactive, size_t max_lines) 
         std::chrono::steady_clock::now() - first_arrival_ >= kMaxWait) {
       flush();
     }
-    if (progress_) progress_->update(stats_.texts, tokens_done_, stats_.bytes);
+    if (progress_) progress_->update(stats_.texts, tokens_done_, bytes_done_);
   }
 }
 
@@ -290,6 +290,9 @@ void CorpusRunner::flush() {
   ForwardOptions forward_options;
   forward_options.times = &stats_.stages;
   size_t pieces_done = 0;
+  // The share of the input done, for the progress line: the window's bytes in proportion to its
+  // pieces run (the whole window was read before the first of them ran).
+  const uint64_t window_bytes = stats_.bytes - bytes_done_;
   for (size_t begin = 0; begin < order.size();) {
     // As many as fit the budget (one at least, however long), at most max_batch_texts.
     size_t end = begin;
@@ -316,7 +319,10 @@ void CorpusRunner::flush() {
     for (size_t i = begin; i < end; ++i) outputs[order[i]] = std::move(results[i - begin]);
     pieces_done += end - begin;
     begin = end;
-    if (progress_) progress_->update(stats_.texts + pieces_done, tokens_done_, stats_.bytes);
+    if (progress_) {
+      progress_->update(stats_.texts + entries_.size() * pieces_done / pieces_.size(), tokens_done_,
+                        bytes_done_ + window_bytes * pieces_done / pieces_.size());
+    }
   }
   const bool normalized = pipeline_.model().config.normalize_embeddings;
   for (Entry& entry : entries_) {
@@ -337,7 +343,8 @@ void CorpusRunner::flush() {
   pieces_.clear();
   piece_entry_.clear();
   if (window_done_) window_done_();
-  if (progress_) progress_->update(stats_.texts, tokens_done_, stats_.bytes);
+  bytes_done_ = stats_.bytes;
+  if (progress_) progress_->update(stats_.texts, tokens_done_, bytes_done_);
 }
 
 Shard parse_shard(const std::string& text) {

@@ -141,6 +141,7 @@ class CorpusRunner {
   size_t next_input_ = 1;
   int64_t unsorted_longest_ = 0, unsorted_count_ = 0;
   int64_t tokens_done_ = 0;  // real tokens through the forward, for the progress line
+  uint64_t bytes_done_ = 0;  // input bytes of the texts whose windows are done
   CorpusStats stats_;
   std::chrono::steady_clock::time_point first_arrival_;
 };
