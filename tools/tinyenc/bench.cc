@@ -379,14 +379,16 @@ int bench_corpus(const BenchOptions& options) {
     std::snprintf(
         text, sizeof text,
         "texts      %zu (%lld chunked into "
-        "%lld windows)\ntokens     %lld (%lld computed)\nspeed      %.1f texts/s, %.0f tokens/s "
+        "%lld windows)\ntokens     %lld (%lld run, cut or chunked; %lld computed, padding "
+        "included)\nspeed      %.1f texts/s, %.0f tokens/s "
         "(%.2f s)\npadding    %.1f%% of the computed tokens (fixed batches of 32 unsorted: "
         "%.1f%%)\nbudget     %lld tokens per batch\npeak RSS   %.1f MiB\n",
         stats.texts, static_cast<long long>(stats.chunked_texts),
         static_cast<long long>(stats.chunks), static_cast<long long>(stats.tokens),
-        static_cast<long long>(stats.computed_tokens), seconds > 0 ? texts / seconds : 0.0,
-        seconds > 0 ? tokens / seconds : 0.0, seconds, 100.0 * waste, 100.0 * waste_unsorted,
-        static_cast<long long>(options.max_batch_tokens), static_cast<double>(rss) / (1 << 20));
+        static_cast<long long>(stats.run_tokens), static_cast<long long>(stats.computed_tokens),
+        seconds > 0 ? texts / seconds : 0.0, seconds > 0 ? tokens / seconds : 0.0, seconds,
+        100.0 * waste, 100.0 * waste_unsorted, static_cast<long long>(options.max_batch_tokens),
+        static_cast<double>(rss) / (1 << 20));
     sink.write("tinyenc " TINYENC_VERSION ", oneDNN " + onednn_version() + ", " + cpu_model() +
                " (" + std::to_string(available_cpus()) + " CPUs; " +
                cpu_feature_list(cpu_features()) + "), " + utc_now() + "\ncorpus     " +

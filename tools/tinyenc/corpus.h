@@ -45,11 +45,12 @@ enum class LongTexts { kError, kTruncate, kChunk };
 // "error", "truncate", "chunk"; throws UsageError naming --long for anything else.
 LongTexts parse_long_texts(const std::string& name);
 
-// The token budget of a batch (real tokens, not padding), measured on the mini preset (d_model
-// 256, 4 layers, one thread, f32, this project's Zen 3 machine): tokens/s rises with the tokens
-// of a batch up to about 1,000-2,000 and is flat past that (see corpus.cc for the figures);
-// 2048 is on the flat part while keeping a batch's activations (tokens x ffn_dim floats) small.
-constexpr int64_t kDefaultMaxBatchTokens = 2048;
+// The token budget of a batch (real tokens, not padding). Past about a thousand tokens a batch
+// stops getting faster per token and gets slower as its activations (tokens x ffn_dim floats)
+// outgrow the caches; below a few hundred, several threads share too few rows. Measured on a mini
+// BERT (d_model 256, 4 layers, ffn 1024; f32, one thread, AMD EPYC Zen 3 with AVX2, a busy
+// two-CPU machine, so +-20%), the figures in corpus.cc.
+constexpr int64_t kDefaultMaxBatchTokens = 1024;
 constexpr int kDefaultWindow = 4096;
 constexpr int kDefaultMaxBatchTexts = 256;
 
@@ -140,6 +141,7 @@ class CorpusRunner {
   size_t next_input_ = 1;
   int64_t unsorted_longest_ = 0, unsorted_count_ = 0;
   int64_t tokens_done_ = 0;  // real tokens through the forward, for the progress line
+  uint64_t bytes_done_ = 0;  // input bytes of the texts whose windows are done
   CorpusStats stats_;
   std::chrono::steady_clock::time_point first_arrival_;
 };
