@@ -154,9 +154,11 @@ def pytorch_worker(args):
     # Warm up: one batch of the longest and one of the shortest windows.
     ordered = sorted(windows, key=len)
     torch_encode(model, ordered[-PYTORCH_BATCH:] + ordered[:PYTORCH_BATCH], PYTORCH_BATCH)
+    cpu_start = time.process_time()
     _, seconds = torch_encode(model, windows, PYTORCH_BATCH)
+    cpu = time.process_time() - cpu_start
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    print(json.dumps({"seconds": seconds, "peak_rss_bytes": peak,
+    print(json.dumps({"seconds": seconds, "cpu_seconds": cpu, "peak_rss_bytes": peak,
                       "threads": torch.get_num_threads()}))
 
 
@@ -179,7 +181,7 @@ def help_text(tinyenc, subcommand):
 
 
 def run_child(command):
-    """(stdout, stderr, wall seconds, peak RSS in bytes) of one child process."""
+    """(stdout, stderr, wall seconds, peak RSS in bytes, CPU seconds) of one child process."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         process = subprocess.Popen(command, stdout=out, stderr=err)
@@ -191,7 +193,7 @@ def run_child(command):
         stdout, stderr = out.read().decode(), err.read().decode()
     if process.returncode != 0:
         sys.exit(f"{' '.join(map(str, command[:2]))}: {stderr.strip()}")
-    return stdout, stderr, seconds, usage.ru_maxrss * 1024
+    return stdout, stderr, seconds, usage.ru_maxrss * 1024, usage.ru_utime + usage.ru_stime
 
 
 def run_tinyenc(tinyenc, model, corpus, threads, has_corpus_bench, has_long):
@@ -200,16 +202,17 @@ def run_tinyenc(tinyenc, model, corpus, threads, has_corpus_bench, has_long):
     if has_corpus_bench:
         command = [str(tinyenc), "bench", "--corpus", str(corpus), "-m", str(model),
                    "--threads", str(threads), "-f", "json"]
-        stdout, _, _, peak = run_child(command)
+        stdout, _, _, peak, cpu = run_child(command)
         row = json.loads(stdout)
         row.setdefault("peak_rss_bytes", peak)
+        row["cpu_seconds"] = cpu
         row["how"] = "bench --corpus"
         return row
     command = [str(tinyenc), "run", "-m", str(model), "-i", str(corpus), "--jsonl", "-o",
                os.devnull, "--threads", str(threads)]
     command += ["--long", "chunk"] if has_long else ["--truncate"]
-    _, _, seconds, peak = run_child(command)
-    return {"threads": threads, "seconds": seconds, "peak_rss_bytes": peak,
+    _, _, seconds, peak, cpu = run_child(command)
+    return {"threads": threads, "seconds": seconds, "peak_rss_bytes": peak, "cpu_seconds": cpu,
             "how": "run -i --jsonl (wall clock)"}
 
 
@@ -221,7 +224,7 @@ def tinyenc_embeddings(tinyenc, model, lines, has_long):
                    "--threads", "1"]
         if has_long:
             command += ["--long", "chunk"]
-        stdout, _, _, _ = run_child(command)
+        stdout = run_child(command)[0]
     return [json.loads(line)["embedding"] for line in stdout.splitlines() if line.strip()]
 
 
@@ -415,27 +418,31 @@ def main():
               "machine": {"cpu": cpu, "flags": flags, "torch": torch.__version__,
                           "blas": blas}}
     headers = ["engine", "threads", "texts", "tokens", "seconds", "tokens/s", "texts/s",
-               "padding waste", "peak RSS", "spread"]
+               "CPU s", "tokens/CPU s", "padding waste", "peak RSS", "spread"]
     table = []
-    speed = {}
+    speed, cpu_speed = {}, {}
     for threads in threads_list:
         row = median_row(tinyenc_rows[threads])
         # The windows' tokens for both engines (tinyenc's own "tokens" counts a chunked text's
         # tokens once, without the specials each window adds).
         speed[("tinyenc", threads)] = real_tokens / row["seconds"]
+        cpu_speed[("tinyenc", threads)] = real_tokens / row["cpu_seconds"]
         result["tinyenc"][threads] = row
         table.append([f"tinyenc ({row['how']})", str(threads), str(row.get("texts", len(lines))),
                       str(real_tokens), f"{row['seconds']:.2f}",
-                      rate(real_tokens / row["seconds"]),
-                      rate(len(lines) / row["seconds"]), percent(row.get("padding_waste")),
+                      rate(real_tokens / row["seconds"]), rate(len(lines) / row["seconds"]),
+                      f"{row['cpu_seconds']:.2f}", rate(real_tokens / row["cpu_seconds"]),
+                      percent(row.get("padding_waste")),
                       mib(row.get("peak_rss_bytes")), f"{100 * row['spread']:.0f} %"])
     for threads in threads_list:
         row = median_row(torch_rows[threads])
         speed[("PyTorch", threads)] = real_tokens / row["seconds"]
+        cpu_speed[("PyTorch", threads)] = real_tokens / row["cpu_seconds"]
         result["pytorch"][threads] = row
         table.append([f"PyTorch (sorted, batches of {PYTORCH_BATCH})", str(threads),
                       str(len(lines)), str(real_tokens), f"{row['seconds']:.2f}",
                       rate(real_tokens / row["seconds"]), rate(len(lines) / row["seconds"]),
+                      f"{row['cpu_seconds']:.2f}", rate(real_tokens / row["cpu_seconds"]),
                       percent(sorted_waste), mib(row["peak_rss_bytes"]),
                       f"{100 * row['spread']:.0f} %"])
     print()
@@ -453,6 +460,11 @@ def main():
         "tinyenc1_over_pytorch1": ratio(("tinyenc", 1), ("PyTorch", 1), 2),
         "tinyenc2_over_tinyenc1": ratio(("tinyenc", 2), ("tinyenc", 1), 1.8),
         "tinyenc2_over_pytorch2": ratio(("tinyenc", 2), ("PyTorch", 2), 2)}
+    if ("tinyenc", 1) in cpu_speed and ("PyTorch", 1) in cpu_speed:
+        value = cpu_speed[("tinyenc", 1)] / cpu_speed[("PyTorch", 1)]
+        result["ratios"]["tinyenc1_over_pytorch1_cpu_time"] = value
+        print(f"{bullet}the same per CPU second (steadier on a busy machine; tinyenc's CPU time "
+              f"is its whole process, model loading included): {value:.2f}")
     tinyenc_one = result["tinyenc"].get(threads_list[0], {})
     print(f"{bullet}padding waste: tinyenc {percent(tinyenc_one.get('padding_waste'))}, "
           f"PyTorch sorted batches of {PYTORCH_BATCH} {percent(sorted_waste)}, unsorted "
