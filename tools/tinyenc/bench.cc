@@ -1,5 +1,7 @@
 // `tinyenc bench`: latency percentiles, throughput and a per-stage breakdown of the forward
 // pass, swept over sequence length, batch size, threads and (for random-weight presets) PE kind.
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -24,10 +26,13 @@
 #include "models/pipeline.h"
 #include "tokenizer/tokenizer_file.h"
 #include "tools/tinyenc/command.h"
+#include "tools/tinyenc/corpus.h"
 #include "tools/tinyenc/json_text.h"
+#include "tools/tinyenc/line_reader.h"
 #include "tools/tinyenc/options.h"
 #include "tools/tinyenc/output.h"
 #include "tools/tinyenc/plot/latency_figure.h"
+#include "tools/tinyenc/progress.h"
 
 namespace tinyenc::cli {
 namespace {
@@ -47,6 +52,10 @@ struct BenchOptions {
   OutputOptions output;
   std::string plot;
   std::string dtype;  // comma-separated; "" is the model's default
+  // --corpus: a file of texts through `run`'s corpus runner instead of the sweep.
+  std::string corpus;
+  int64_t max_batch_tokens = kDefaultMaxBatchTokens;
+  std::string long_texts = "error";
 };
 
 std::vector<int64_t> parse_list(const std::string& text, const std::string& option,
@@ -259,7 +268,137 @@ std::vector<Subject> subjects(const BenchOptions& options) {
 constexpr int64_t kMaxBatch = 4096;
 constexpr int64_t kMaxSeq = 65536;
 
+// The peak resident set of this process so far, in bytes (Linux gives ru_maxrss in KiB).
+int64_t peak_rss_bytes() {
+  struct rusage usage {};
+  ::getrusage(RUSAGE_SELF, &usage);
+  return static_cast<int64_t>(usage.ru_maxrss) * 1024;
+}
+
+// `bench --corpus FILE -m MODEL`: the corpus through the runner `run -i FILE` uses, outputs
+// discarded; what it cost, where the time went, and how much padding the sorted batches left
+// against fixed batches of 32 in input order.
+int bench_corpus(const BenchOptions& options) {
+  if (options.model.empty()) throw UsageError("--corpus: give the model with -m MODEL_DIR");
+  if (!options.config.empty() || !options.pe.empty() || !options.plot.empty() ||
+      options.seq_given) {
+    throw UsageError(
+        "--corpus measures a model folder on a file: --config, --pe, --seq and "
+        "--plot belong to the sweep");
+  }
+  OutputFormat format = options.output.format();
+  if (format == OutputFormat::kMarkdown) format = OutputFormat::kText;
+  if (format != OutputFormat::kText && format != OutputFormat::kJson) {
+    throw UsageError("--corpus writes text or JSON (-f text, -f json), not " + format_name(format));
+  }
+  const std::vector<int64_t> thread_list = parse_list(options.threads, "--threads", 0);
+  if (thread_list.size() != 1) throw UsageError("--corpus: give one --threads count");
+  const int threads = checked_threads(thread_list.front());
+  const std::vector<std::string> dtypes = parse_dtype_list(options.dtype);
+  if (dtypes.size() != 1) throw UsageError("--corpus: give one --dtype");
+  check_range("--max-batch-tokens", options.max_batch_tokens, 1, int64_t{1} << 30);
+  const LongTexts long_texts = parse_long_texts(options.long_texts);
+  struct stat status;
+  if (::stat(options.corpus.c_str(), &status) != 0 || !S_ISREG(status.st_mode)) {
+    throw UsageError("--corpus: " + options.corpus + " is not a readable file of texts");
+  }
+  set_threads(threads);
+
+  PipelineOptions pipeline_options;
+  pipeline_options.dtype = dtypes.front();
+  pipeline_options.truncate = long_texts == LongTexts::kTruncate;
+  pipeline_options.truncate_hint = "use --truncate to cut it or --long chunk to split it";
+  Pipeline pipeline(options.model, pipeline_options);
+  CorpusOptions corpus;
+  corpus.max_batch_tokens = options.max_batch_tokens;
+  corpus.long_texts = long_texts;
+  corpus.keep_hidden = pipeline.model().config.encoder.pooling == Pooling::kNone;
+  OutputSink sink(options.output.path);
+  Progress progress(progress_default(), static_cast<uint64_t>(status.st_size));
+  CorpusRunner runner(
+      pipeline, corpus, corpus.keep_hidden, [](CorpusRecord&) {}, {}, &progress);
+  const auto start = std::chrono::steady_clock::now();
+  LineReader file(options.corpus);
+  runner.read(file, /*interactive=*/false);
+  runner.flush();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  progress.finish();
+  const CorpusStats stats = runner.stats();
+
+  const auto share_of = [](int64_t computed, int64_t real) {
+    return computed > 0 ? static_cast<double>(computed - real) / static_cast<double>(computed)
+                        : 0.0;
+  };
+  const double waste = share_of(stats.computed_tokens, stats.run_tokens);
+  const double waste_unsorted = share_of(stats.unsorted_32_computed_tokens, stats.run_tokens);
+  const double texts = static_cast<double>(stats.texts);
+  const double tokens = static_cast<double>(stats.tokens);
+  const std::pair<const char*, double> stages[] = {
+      {"tokenize", stats.tokenize_seconds},
+      {"embed_pe", stats.stages.embed},
+      {"qkv", stats.stages.qkv},
+      {"attention", stats.stages.attention},
+      {"output_projection", stats.stages.output_projection},
+      {"ffn", stats.stages.ffn},
+      {"norms", stats.stages.norms},
+      {"head", stats.stages.head}};
+  const std::string dtype(compute_dtype_name(pipeline.encoder().config().dtype));
+  const int64_t rss = peak_rss_bytes();
+  if (format == OutputFormat::kJson) {
+    nlohmann::json stage_json = nlohmann::json::object();
+    for (const auto& [name, time] : stages) stage_json[name] = time;
+    const nlohmann::json document = {{"corpus", options.corpus},
+                                     {"model", options.model},
+                                     {"dtype", dtype},
+                                     {"threads", threads},
+                                     {"texts", stats.texts},
+                                     {"tokens", stats.tokens},
+                                     {"computed_tokens", stats.computed_tokens},
+                                     {"padding_waste", waste},
+                                     {"padding_waste_unsorted_32", waste_unsorted},
+                                     {"chunks", stats.chunks},
+                                     {"seconds", seconds},
+                                     {"texts_per_second", seconds > 0 ? texts / seconds : 0.0},
+                                     {"tokens_per_second", seconds > 0 ? tokens / seconds : 0.0},
+                                     {"stages", stage_json},
+                                     {"peak_rss_bytes", rss},
+                                     {"max_batch_tokens", options.max_batch_tokens}};
+    sink.write(json_text(document, 2) + "\n");
+  } else {
+    double staged = 0.0;
+    for (const auto& stage : stages) staged += stage.second;
+    std::string shares;
+    for (const auto& [name, time] : stages) {
+      char share[64];
+      std::snprintf(share, sizeof share, "%s%s %.1f%%", shares.empty() ? "" : ", ", name,
+                    staged > 0 ? 100.0 * time / staged : 0.0);
+      shares += share;
+    }
+    char text[1024];
+    std::snprintf(
+        text, sizeof text,
+        "corpus     %s\nmodel      %s (%s, %d threads)\ntexts      %zu (%lld chunked into "
+        "%lld windows)\ntokens     %lld (%lld computed)\nspeed      %.1f texts/s, %.0f tokens/s "
+        "(%.2f s)\npadding    %.1f%% of the computed tokens (fixed batches of 32 unsorted: "
+        "%.1f%%)\nbudget     %lld tokens per batch\npeak RSS   %.1f MiB\n",
+        options.corpus.c_str(), options.model.c_str(), dtype.c_str(), threads, stats.texts,
+        static_cast<long long>(stats.chunked_texts), static_cast<long long>(stats.chunks),
+        static_cast<long long>(stats.tokens), static_cast<long long>(stats.computed_tokens),
+        seconds > 0 ? texts / seconds : 0.0, seconds > 0 ? tokens / seconds : 0.0, seconds,
+        100.0 * waste, 100.0 * waste_unsorted, static_cast<long long>(options.max_batch_tokens),
+        static_cast<double>(rss) / (1 << 20));
+    sink.write("tinyenc " TINYENC_VERSION ", oneDNN " + onednn_version() + ", " + cpu_model() +
+               " (" + std::to_string(available_cpus()) + " CPUs; " +
+               cpu_feature_list(cpu_features()) + "), " + utc_now() + "\n" + text + "stages     " +
+               shares + "\n");
+  }
+  sink.commit();
+  return 0;
+}
+
 int bench(const BenchOptions& options) {
+  if (!options.corpus.empty()) return bench_corpus(options);
   // Everything is checked before the first line is printed.
   if (!options.isa.empty()) {
     try {
@@ -273,6 +412,7 @@ int bench(const BenchOptions& options) {
   }
   const Isa isa = active_isa();
   const OutputFormat format = options.output.format();
+  if (format == OutputFormat::kText) throw UsageError("-f text: only --corpus writes text");
   std::vector<int64_t> seqs = parse_list(options.seq, "--seq");
   const std::vector<int64_t> batches = parse_list(options.batch, "--batch-size");
   std::vector<int> thread_counts;
@@ -450,10 +590,24 @@ RunCommand add_bench_command(CLI::App& root) {
                    "Seconds of timed runs per row (at least 5 runs)")
       ->capture_default_str();
   add_dtype_option(*command, options->dtype, /*list=*/true);
-  add_output_options(
-      *command, options->output,
-      {OutputFormat::kMarkdown, OutputFormat::kCsv, OutputFormat::kJson, OutputFormat::kJsonl},
-      /*format_option=*/true);
+  add_output_options(*command, options->output,
+                     {OutputFormat::kMarkdown, OutputFormat::kCsv, OutputFormat::kJson,
+                      OutputFormat::kJsonl, OutputFormat::kText},
+                     /*format_option=*/true);
+  command
+      ->add_option("--corpus", options->corpus,
+                   "Instead of the sweep: run -m MODEL on this file of texts (one a line) as "
+                   "`run -i` does, outputs discarded; report texts/s, tokens/s, padding waste "
+                   "(against unsorted batches of 32), stage shares and peak RSS (-f text|json)")
+      ->type_name("FILE");
+  command
+      ->add_option("--max-batch-tokens", options->max_batch_tokens,
+                   "--corpus: token budget of a batch (as run's)")
+      ->capture_default_str();
+  command
+      ->add_option("--long", options->long_texts,
+                   "--corpus: texts longer than the model allows: error | truncate | chunk")
+      ->capture_default_str();
   command
       ->add_option("--plot", options->plot,
                    "Also draw latency against --seq as SVG: a line per PE kind (p50, min..p99 "

@@ -1,11 +1,16 @@
-// `tinyenc run`: a model folder on texts (arguments, a file or standard input), batched; prints
-// tokens, the predicted label with its probability, and (as JSON) logits and embeddings.
+// `tinyenc run`: a model folder on texts (arguments, a file or standard input), sorted and batched
+// in windows (tools/tinyenc/corpus.h); prints tokens, the predicted label with its probability,
+// and (as JSON) logits and embeddings, in input order.
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -15,11 +20,13 @@
 #include "models/pipeline.h"
 #include "tokenizer/tokenizer_file.h"
 #include "tools/tinyenc/command.h"
+#include "tools/tinyenc/corpus.h"
 #include "tools/tinyenc/json_text.h"
 #include "tools/tinyenc/line_reader.h"
 #include "tools/tinyenc/model_summary.h"
 #include "tools/tinyenc/options.h"
 #include "tools/tinyenc/output.h"
+#include "tools/tinyenc/progress.h"
 
 namespace tinyenc::cli {
 namespace {
@@ -34,9 +41,15 @@ struct RunOptions {
   OutputOptions output;
   OutputFormat format = OutputFormat::kText;  // output.format(), once checked
   bool per_token = false;  // pooling none: a vector per token instead of one per text
-  int batch_size = 32;
+  int batch_size = kDefaultMaxBatchTexts;
+  int window = kDefaultWindow;
+  int64_t max_batch_tokens = kDefaultMaxBatchTokens;
   int threads = 0;
   bool truncate = false;
+  std::string long_texts = "error";
+  int64_t overlap = 0;
+  std::string shard;
+  bool progress = false, no_progress = false;
   bool verbose = false;
   std::string dtype;
 };
@@ -83,7 +96,7 @@ nlohmann::json to_json(const Pipeline& pipeline, const std::string& text, const 
 }
 
 std::string table_row(const Pipeline& pipeline, const std::string& text, const TextOutput& out,
-                      bool per_token) {
+                      bool per_token, int64_t chunks) {
   std::string row = text + "\n  tokens  ";
   for (size_t t = 0; t < out.encoding.tokens.size(); ++t) {
     row += (t ? " " : "") + out.encoding.tokens[t];
@@ -107,43 +120,47 @@ std::string table_row(const Pipeline& pipeline, const std::string& text, const T
                   std::sqrt(norm));
     row += buffer;
   }
+  if (chunks > 1)
+    row += "  chunks  " + std::to_string(chunks) + ", joined by token-weighted mean\n";
   return row;
 }
 
-// The most texts in one forward pass. A padded batch holds batch x seq x d_model floats per
-// activation and batch x heads x seq^2 attention scores; past a few thousand texts that is
-// memory, not speed.
+// The most texts in one forward pass. A batch holds its tokens x d_model floats per activation
+// and, padded, batch x heads x seq^2 attention scores; past a few thousand texts that is memory,
+// not speed.
 constexpr int kMaxBatchSize = 4096;
-// A batch that is not full goes out when the input has been silent this long, or when its first
-// text has waited kMaxWait: lines typed or piped in slowly are answered as they come.
-constexpr int kPauseMs = 20;
-constexpr auto kMaxWait = std::chrono::milliseconds(200);
+// A window of a million texts keeps their outputs (a vector each, hidden states with
+// --hidden-states) in memory together; more buys no better sorting.
+constexpr int kMaxWindow = 1 << 20;
 
-// Writes each text's record as its batch completes, in input order: the table, JSON lines, or
+// Writes each text's record as its window completes, in input order: the table, JSON lines, or
 // one JSON document written piece by piece (so memory stays bounded on that path too).
 class RecordWriter {
  public:
   RecordWriter(const RunOptions& options, const Pipeline& pipeline, OutputSink& sink)
       : options_(options), pipeline_(pipeline), sink_(sink) {}
 
-  void write(const std::string& text, TextOutput& out) {
+  void write(CorpusRecord& record) {
+    TextOutput& out = record.output;
+    const std::string& text = *record.text;
     if (options_.normalize) normalize_embedding(out.embedding);
-    if (options_.format == OutputFormat::kJsonl) {
-      sink_.write(json_text(to_json(pipeline_, text, out, options_.hidden_states,
-                                    options_.per_token, options_.normalize)) +
-                  "\n");
-    } else if (options_.format == OutputFormat::kJson) {
-      begin_document();
-      sink_.write((records_ ? "," : "") +
-                  json_text(to_json(pipeline_, text, out, options_.hidden_states,
-                                    options_.per_token, options_.normalize)));
+    if (options_.format == OutputFormat::kText) {
+      sink_.write(table_row(pipeline_, text, out, options_.per_token, record.chunks));
     } else {
-      sink_.write(table_row(pipeline_, text, out, options_.per_token));
+      nlohmann::json item = to_json(pipeline_, text, out, options_.hidden_states,
+                                    options_.per_token, options_.normalize);
+      if (record.chunks > 1) item["chunks"] = record.chunks;
+      if (options_.format == OutputFormat::kJsonl) {
+        sink_.write(json_text(item) + "\n");
+      } else {
+        begin_document();
+        sink_.write((records_ ? "," : "") + json_text(item));
+      }
     }
     ++records_;
   }
 
-  // After a batch: what was written reaches a reader at the other end of a pipe now.
+  // After a window: what was written reaches a reader at the other end of a pipe now.
   void flush() { sink_.flush(); }
 
   void finish() {
@@ -167,86 +184,63 @@ class RecordWriter {
   bool begun_ = false;
 };
 
-// Gathers texts into batches, runs each batch when it is full (or the input pauses), and hands
-// the outputs to the writer in input order.
-class Batcher {
- public:
-  Batcher(const RunOptions& options, Pipeline& pipeline, RecordWriter& writer)
-      : options_(options), pipeline_(pipeline), writer_(writer) {}
+// Whether a descriptor is a regular file: read straight through, never waited on.
+bool regular_file(int fd) {
+  struct stat status;
+  return ::fstat(fd, &status) == 0 && S_ISREG(status.st_mode);
+}
 
-  void add(std::string text) {
-    ++count_;
-    try {
-      encodings_.push_back(pipeline_.encode(text, options_.input.pair));
-    } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument("input " + std::to_string(count_) + ": " + e.what());
-    }
-    enqueue(std::move(text));
+// The input's size in bytes for the progress line: a regular file's, else 0 (unknown).
+uint64_t input_bytes(const RunOptions& options) {
+  if (!options.ids.empty() || !options.input.texts.empty()) return 0;
+  struct stat status;
+  if (options.input.file.empty() || options.input.file == "-") {
+    if (::fstat(STDIN_FILENO, &status) != 0 || !S_ISREG(status.st_mode)) return 0;
+    // What is left of it: `< file` may be read from an offset.
+    const off_t at = ::lseek(STDIN_FILENO, 0, SEEK_CUR);
+    return static_cast<uint64_t>(status.st_size - std::max<off_t>(at, 0));
   }
-
-  void add_ids(const std::string& text, const std::vector<int32_t>& ids) {
-    ++count_;
-    encodings_.push_back(pipeline_.encode_ids(ids));
-    enqueue(text);
-  }
-
-  // Every line of `reader` is a text, an empty one included: record N answers line N.
-  void read(LineReader& reader) {
-    std::string line;
-    for (;;) {
-      const auto status = reader.next(line, texts_.empty() ? -1 : kPauseMs);
-      if (status == LineReader::Status::kEnd) return;
-      if (status == LineReader::Status::kPause) {
-        flush();
-      } else {
-        add(std::move(line));
-      }
-    }
-  }
-
-  void flush() {
-    if (texts_.empty()) return;
-    std::vector<TextOutput> outputs;
-    try {
-      outputs = pipeline_.run(encodings_, options_.hidden_states || options_.per_token);
-    } catch (const NonFiniteOutputError& e) {
-      const size_t input = count_ - texts_.size() + 1 + static_cast<size_t>(e.sequence);
-      throw std::invalid_argument(options_.model + ": input " + std::to_string(input) + ": " +
-                                  e.what());
-    }
-    for (size_t i = 0; i < outputs.size(); ++i) writer_.write(texts_[i], outputs[i]);
-    writer_.flush();
-    texts_.clear();
-    encodings_.clear();
-  }
-
-  size_t count() const { return count_; }
-
- private:
-  void enqueue(std::string text) {
-    if (texts_.empty()) first_arrival_ = std::chrono::steady_clock::now();
-    texts_.push_back(std::move(text));
-    if (texts_.size() >= static_cast<size_t>(options_.batch_size) ||
-        std::chrono::steady_clock::now() - first_arrival_ >= kMaxWait) {
-      flush();
-    }
-  }
-
-  const RunOptions& options_;
-  Pipeline& pipeline_;
-  RecordWriter& writer_;
-  std::vector<std::string> texts_;
-  std::vector<Encoding> encodings_;
-  std::chrono::steady_clock::time_point first_arrival_;
-  size_t count_ = 0;
-};
+  if (::stat(options.input.file.c_str(), &status) != 0 || !S_ISREG(status.st_mode)) return 0;
+  return static_cast<uint64_t>(status.st_size);
+}
 
 int run(RunOptions& options) {
   check_range("--batch-size", int64_t{options.batch_size}, 1, kMaxBatchSize);
+  check_range("--window", int64_t{options.window}, 1, kMaxWindow);
+  check_range("--max-batch-tokens", options.max_batch_tokens, 1, int64_t{1} << 30);
+  check_range("--overlap", options.overlap, 0, int64_t{1} << 30);
+  if (options.progress && options.no_progress) {
+    throw UsageError("--progress and --no-progress: give one");
+  }
+  LongTexts long_texts = parse_long_texts(options.long_texts);
+  if (options.truncate) {
+    if (long_texts == LongTexts::kChunk) {
+      throw UsageError("--truncate is --long truncate; it cannot go with --long chunk");
+    }
+    long_texts = LongTexts::kTruncate;
+  }
   set_threads(checked_threads(options.threads));
   options.format = options.output.format();
   if (!options.ids.empty() && (!options.input.texts.empty() || !options.input.file.empty())) {
     throw UsageError("--ids replaces the texts: give one or the other");
+  }
+  std::optional<Shard> shard;
+  if (!options.shard.empty()) {
+    shard = parse_shard(options.shard);
+    if (options.input.file.empty() || options.input.file == "-" || !options.input.texts.empty() ||
+        !options.ids.empty()) {
+      throw UsageError("--shard splits the lines of a file: give -i FILE and no other texts");
+    }
+    if (options.format == OutputFormat::kJson) {
+      throw UsageError(
+          "--shard: --json writes one document per run; use --jsonl or the table, "
+          "whose shards concatenate into the whole run's output");
+    }
+    struct stat status;
+    if (::stat(options.input.file.c_str(), &status) == 0 && !S_ISREG(status.st_mode)) {
+      throw UsageError("--shard: " + options.input.file +
+                       " is not a regular file; its lines are counted first, so it must be");
+    }
   }
   PipelineOptions pipeline_options;
   pipeline_options.pooling = parse_pooling(options.pooling);
@@ -254,7 +248,8 @@ int run(RunOptions& options) {
   // pooling underneath, so that a classification head, trained on pooled vectors, still labels.
   const bool per_token_asked = pipeline_options.pooling == Pooling::kNone;
   if (per_token_asked) pipeline_options.pooling.reset();
-  pipeline_options.truncate = options.truncate;
+  pipeline_options.truncate = long_texts == LongTexts::kTruncate;
+  pipeline_options.truncate_hint = "use --truncate to cut it or --long chunk to split it";
   pipeline_options.dtype = checked_dtype(options.dtype);
   Pipeline pipeline(options.model, pipeline_options);
   options.per_token = per_token_asked || pipeline.model().config.encoder.pooling == Pooling::kNone;
@@ -269,32 +264,71 @@ int run(RunOptions& options) {
     std::fprintf(stderr, "tinyenc: %s\n", summary_line(summary).c_str());
   }
 
+  CorpusOptions corpus;
+  corpus.window = options.window;
+  corpus.max_batch_tokens = options.max_batch_tokens;
+  corpus.max_batch_texts = options.batch_size;
+  corpus.pair = options.input.pair;
+  corpus.keep_hidden = options.hidden_states || options.per_token;
+  corpus.long_texts = long_texts;
+  corpus.overlap = options.overlap;
+  std::optional<LineRange> lines;
+  if (shard) lines = shard_lines(options.input.file, *shard);
+
   // Opened before any input is read: a path that cannot be written fails now, not after it.
   OutputSink sink(options.output.path);
   RecordWriter writer(options, pipeline, sink);
-  Batcher batcher(options, pipeline, writer);
+  const bool show_progress = options.progress || (!options.no_progress && progress_default());
+  Progress progress(show_progress,
+                    lines ? lines->end_byte - lines->first_byte : input_bytes(options));
+  CorpusRunner runner(
+      pipeline, corpus, options.per_token, [&](CorpusRecord& record) { writer.write(record); },
+      [&] { writer.flush(); }, &progress);
   if (!options.ids.empty()) {
-    batcher.add_ids(options.ids, parse_integer_list(options.ids, "--ids", "integer id"));
+    runner.add_ids(options.ids, parse_integer_list(options.ids, "--ids", "integer id"));
+  } else if (lines) {
+    // The shard's lines only, from where they begin; records keep the file's line numbers.
+    const int fd = ::open(options.input.file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || ::lseek(fd, static_cast<off_t>(lines->first_byte), SEEK_SET) < 0) {
+      if (fd >= 0) ::close(fd);
+      throw std::invalid_argument(options.input.file + ": cannot open the input file");
+    }
+    try {
+      LineReader file(fd, options.input.file);
+      runner.set_next_input(lines->first_line + 1);
+      runner.read(file, /*interactive=*/false, lines->end_line - lines->first_line);
+    } catch (...) {
+      ::close(fd);
+      throw;
+    }
+    ::close(fd);
   } else {
     bool from_stdin = options.input.file == "-";
     for (const std::string& text : options.input.texts) {
       if (text == "-") {
         from_stdin = true;
       } else {
-        batcher.add(text);
+        runner.add(text);
       }
     }
     if (!options.input.file.empty() && options.input.file != "-") {
       LineReader file(options.input.file);
-      batcher.read(file);
+      struct stat status;
+      const bool regular =
+          ::stat(options.input.file.c_str(), &status) == 0 && S_ISREG(status.st_mode);
+      runner.read(file, !regular);
     }
     if (from_stdin) {
       LineReader standard_input(STDIN_FILENO, "standard input");
-      batcher.read(standard_input);
+      runner.read(standard_input, !regular_file(STDIN_FILENO));
     }
   }
-  batcher.flush();
-  if (batcher.count() == 0) throw UsageError("no input texts (give TEXT..., -i FILE or -)");
+  runner.flush();
+  progress.finish();
+  // An empty shard is a shard of a short file: its part of the output is empty.
+  if (runner.stats().texts == 0 && !shard) {
+    throw UsageError("no input texts (give TEXT..., -i FILE or -)");
+  }
   writer.finish();
   sink.commit();
   return 0;
@@ -320,12 +354,46 @@ RunCommand add_run_command(CLI::App& root) {
                     "Include the last hidden state (--json/--jsonl; the text table shows none)");
   add_output_options(*command, options->output,
                      {OutputFormat::kText, OutputFormat::kJson, OutputFormat::kJsonl});
-  command->add_option("--batch-size", options->batch_size, "Texts per forward pass")
+  command
+      ->add_option("--batch-size", options->batch_size,
+                   "At most this many texts per forward pass (the token budget fills batches)")
+      ->capture_default_str();
+  command
+      ->add_option("--max-batch-tokens", options->max_batch_tokens,
+                   "Token budget of a batch: texts of a window, sorted by length, are packed "
+                   "until their real tokens would pass it")
+      ->capture_default_str();
+  command
+      ->add_option("--window", options->window,
+                   "Texts read, sorted and batched together before their records go out in "
+                   "input order (memory is bounded by it)")
       ->capture_default_str();
   command->add_option("--batch", options->batch_size)->group("");  // as `bench` once spelled it
   add_threads_option(*command, options->threads);
   add_dtype_option(*command, options->dtype);
-  command->add_flag("--truncate", options->truncate, "Cut texts longer than the model allows");
+  command
+      ->add_option("--long", options->long_texts,
+                   "Texts longer than the model allows: error | truncate (cut to fit) | chunk "
+                   "(windows of the text's tokens, each between the template's specials, run "
+                   "alone; the text's embedding and logits are their mean weighted by each "
+                   "window's text tokens, re-normalized if the model normalizes; cls/pooler "
+                   "pool each window's first token, mean each window's tokens; probabilities = "
+                   "softmax of the mean logits. Not with --pair, --hidden-states or pooling "
+                   "none; JSON records get \"chunks\": K)")
+      ->capture_default_str();
+  command->add_flag("--truncate", options->truncate, "The same as --long truncate");
+  command
+      ->add_option("--overlap", options->overlap,
+                   "--long chunk: tokens consecutive windows share (less than a window's text)")
+      ->capture_default_str();
+  command->add_option("--shard", options->shard,
+                      "I/N: run only shard I (0-based) of N contiguous parts of -i FILE's lines; "
+                      "the shards' --jsonl or table outputs concatenated in order are the whole "
+                      "run's (not with --json)");
+  command->add_flag("--progress", options->progress,
+                    "Show a progress line on stderr even when it is not a terminal");
+  command->add_flag("--no-progress", options->no_progress,
+                    "No progress line, even on a terminal (default: shown on a terminal)");
   command->add_flag("-v,--verbose", options->verbose,
                     "Describe the model in one line on stderr first (tinyenc info -m: all of it)");
   return [options] { return run(*options); };

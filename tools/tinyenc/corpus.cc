@@ -1,0 +1,404 @@
+// The default token budget (kDefaultMaxBatchTokens), measured with
+//   tinyenc bench --config mini --threads 1 --seq 32 --batch-size 1,2,4,8,16,32,64,128,256 -f json
+// (d_model 256, 4 layers, f32, one thread; seq 32 is a short sentence): see MEASURED below.
+#include "tools/tinyenc/corpus.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <stdexcept>
+
+#include "models/normalize_embedding.h"
+#include "tokenizer/tokenizer_file.h"
+#include "tools/tinyenc/command.h"
+#include "tools/tinyenc/line_reader.h"
+#include "tools/tinyenc/progress.h"
+
+namespace tinyenc::cli {
+namespace {
+
+// An interactive input's buffered texts run when it has been silent this long, or when the first
+// of them has waited kMaxWait.
+constexpr int kPauseMs = 20;
+constexpr auto kMaxWait = std::chrono::milliseconds(200);
+// Fixed batches of this many texts are what `bench --corpus` compares the sorted batches with.
+constexpr int64_t kUnsortedBatch = 32;
+
+// The special tokens the template puts around one text: [CLS] and [SEP], <s> and </s>.
+int64_t template_specials(const Pipeline& pipeline) {
+  if (!pipeline.has_tokenizer()) return 0;
+  return static_cast<int64_t>(pipeline.tokenizer().encode("").size());
+}
+
+// A text's windows (see corpus.h): its own tokens cut into runs of at most `capacity` tokens,
+// consecutive runs sharing `overlap`, each between the template's specials again. `weights`
+// receives each window's count of the text's tokens.
+std::vector<Encoding> split_into_windows(const Encoding& encoding, int64_t capacity,
+                                         int64_t overlap, std::vector<int64_t>& weights) {
+  std::vector<size_t> content;
+  for (size_t i = 0; i < encoding.size(); ++i) {
+    if (encoding.sources[i] == TokenSource::kFirst) content.push_back(i);
+  }
+  const auto copy = [&](Encoding& to, size_t i) {
+    to.append(encoding.tokens[i], encoding.ids[i], encoding.token_type_ids[i], encoding.sources[i],
+              encoding.offsets[i]);
+  };
+  const int64_t count = static_cast<int64_t>(content.size());
+  const int64_t stride = capacity - overlap;
+  std::vector<Encoding> windows;
+  for (int64_t start = 0;; start += stride) {
+    const int64_t end = std::min(start + capacity, count);
+    Encoding window;
+    for (size_t i = 0; i < content.front(); ++i) copy(window, i);
+    for (int64_t j = start; j < end; ++j) copy(window, content[static_cast<size_t>(j)]);
+    for (size_t i = content.back() + 1; i < encoding.size(); ++i) copy(window, i);
+    windows.push_back(std::move(window));
+    weights.push_back(end - start);
+    if (end == count) break;
+  }
+  return windows;
+}
+
+void weighted_mean(const std::vector<TextOutput>& outputs, size_t first,
+                   const std::vector<int64_t>& weights, std::vector<float> TextOutput::*field,
+                   std::vector<float>& result) {
+  const size_t size = (outputs[first].*field).size();
+  std::vector<double> sum(size, 0.0);
+  double total = 0.0;
+  for (size_t k = 0; k < weights.size(); ++k) {
+    const std::vector<float>& values = outputs[first + k].*field;
+    const double weight = static_cast<double>(weights[k]);
+    for (size_t i = 0; i < size; ++i) sum[i] += weight * values[i];
+    total += weight;
+  }
+  result.resize(size);
+  for (size_t i = 0; i < size; ++i) result[i] = static_cast<float>(sum[i] / total);
+}
+
+// A chunked text's outputs from its windows' (corpus.h says what each field becomes).
+TextOutput combine_windows(std::vector<TextOutput>& outputs, size_t first,
+                           const std::vector<int64_t>& weights, Encoding whole,
+                           bool normalized_embeddings) {
+  TextOutput out;
+  out.encoding = std::move(whole);
+  if (!outputs[first].embedding.empty()) {
+    weighted_mean(outputs, first, weights, &TextOutput::embedding, out.embedding);
+    if (normalized_embeddings) normalize_embedding(out.embedding);
+  }
+  if (!outputs[first].logits.empty()) {
+    weighted_mean(outputs, first, weights, &TextOutput::logits, out.logits);
+    // The softmax as the engine computes it (engine/encoder.cc), in double past the top logit.
+    const float top = *std::max_element(out.logits.begin(), out.logits.end());
+    double sum = 0.0;
+    for (float logit : out.logits) sum += std::exp(static_cast<double>(logit - top));
+    for (float logit : out.logits) {
+      out.probabilities.push_back(
+          static_cast<float>(std::exp(static_cast<double>(logit - top)) / sum));
+    }
+    out.label = std::max_element(out.logits.begin(), out.logits.end()) - out.logits.begin();
+  }
+  return out;
+}
+
+uint64_t file_bytes_or_throw(int fd, const std::string& path, std::vector<char>& buffer,
+                             const std::function<bool(const char*, size_t, uint64_t)>& chunk) {
+  uint64_t offset = 0;
+  for (;;) {
+    const ssize_t count = ::read(fd, buffer.data(), buffer.size());
+    if (count < 0 && errno == EINTR) continue;
+    if (count < 0) {
+      throw std::invalid_argument(path + ": cannot read: " + std::strerror(errno));
+    }
+    if (count == 0) return offset;
+    if (!chunk(buffer.data(), static_cast<size_t>(count), offset)) {
+      return offset + static_cast<uint64_t>(count);
+    }
+    offset += static_cast<uint64_t>(count);
+  }
+}
+
+}  // namespace
+
+LongTexts parse_long_texts(const std::string& name) {
+  if (name == "error") return LongTexts::kError;
+  if (name == "truncate") return LongTexts::kTruncate;
+  if (name == "chunk") return LongTexts::kChunk;
+  throw UsageError("--long: expected error, truncate or chunk, got " + in_quotes(name));
+}
+
+int64_t computed_tokens(const std::vector<Encoding>& batch) {
+  size_t longest = 0;
+  for (const Encoding& encoding : batch) longest = std::max(longest, encoding.size());
+  return static_cast<int64_t>(batch.size() * longest);
+}
+
+CorpusRunner::CorpusRunner(Pipeline& pipeline, const CorpusOptions& options, bool per_token,
+                           RecordSink record_sink, WindowDone window_done, Progress* progress)
+    : pipeline_(pipeline),
+      options_(options),
+      record_sink_(std::move(record_sink)),
+      window_done_(std::move(window_done)),
+      progress_(progress) {
+  if (options_.long_texts != LongTexts::kChunk) {
+    if (options_.overlap != 0) throw UsageError("--overlap: only --long chunk has windows");
+    return;
+  }
+  // A window's pooled vector and logits average meaningfully; a per-token output, a pair's two
+  // texts and the rows of hidden states have no one way to join.
+  if (per_token)
+    throw UsageError(
+        "--long chunk: pooling none gives a vector per token; chunks "
+        "join pooled outputs only");
+  if (options_.keep_hidden)
+    throw UsageError(
+        "--long chunk: --hidden-states are per window; "
+        "chunks join pooled outputs only");
+  if (options_.pair)
+    throw UsageError(
+        "--long chunk: --pair texts are cut, not chunked "
+        "(use --long truncate)");
+  const int64_t limit = pipeline_.model().config.max_sequence_length;
+  if (limit > 0) {
+    const int64_t capacity = limit - template_specials(pipeline_);
+    if (options_.overlap >= capacity) {
+      throw UsageError("--overlap " + std::to_string(options_.overlap) +
+                       ": must be less than the " + std::to_string(capacity) +
+                       " tokens of text a window holds (" + std::to_string(limit) +
+                       " positions less the template's specials)");
+    }
+  }
+}
+
+void CorpusRunner::add(std::string text) {
+  const size_t input = next_input_++;
+  const auto start = std::chrono::steady_clock::now();
+  Encoding encoding;
+  try {
+    encoding = pipeline_.tokenize(text, options_.pair);
+    stats_.tokens += static_cast<int64_t>(encoding.size());
+    const int64_t limit = pipeline_.model().config.max_sequence_length;
+    const bool chunked = options_.long_texts == LongTexts::kChunk && limit > 0 &&
+                         static_cast<int64_t>(encoding.size()) > limit;
+    if (!chunked) pipeline_.check(encoding, "text " + in_quotes(text));
+  } catch (const std::out_of_range& e) {
+    throw std::out_of_range("input " + std::to_string(input) + ": " + e.what());
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument("input " + std::to_string(input) + ": " + e.what());
+  }
+  stats_.tokenize_seconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  enqueue(input, std::move(text), std::move(encoding));
+}
+
+void CorpusRunner::add_ids(std::string text, const std::vector<int32_t>& ids) {
+  const size_t input = next_input_++;
+  Encoding encoding = pipeline_.encode_ids(ids);
+  stats_.tokens += static_cast<int64_t>(encoding.size());
+  enqueue(input, std::move(text), std::move(encoding));
+}
+
+void CorpusRunner::enqueue(size_t input, std::string text, Encoding encoding) {
+  if (entries_.empty()) first_arrival_ = std::chrono::steady_clock::now();
+  Entry entry{input, std::move(text), {}, pieces_.size(), 1, {}};
+  const int64_t limit = pipeline_.model().config.max_sequence_length;
+  if (options_.long_texts == LongTexts::kChunk && limit > 0 &&
+      static_cast<int64_t>(encoding.size()) > limit) {
+    const int64_t capacity = limit - template_specials(pipeline_);
+    std::vector<Encoding> windows =
+        split_into_windows(encoding, capacity, options_.overlap, entry.weights);
+    for (Encoding& window : windows) {
+      try {
+        pipeline_.check(window, "text " + in_quotes(entry.text));
+      } catch (const std::out_of_range& e) {
+        throw std::out_of_range("input " + std::to_string(input) + ": " + e.what());
+      }
+      pieces_.push_back(std::move(window));
+    }
+    entry.pieces = windows.size();
+    entry.encoding = std::move(encoding);
+    ++stats_.chunked_texts;
+    stats_.chunks += static_cast<int64_t>(entry.pieces);
+  } else {
+    pieces_.push_back(std::move(encoding));
+  }
+  for (size_t p = entry.first_piece; p < pieces_.size(); ++p) {
+    piece_entry_.push_back(entries_.size());
+    const int64_t tokens = static_cast<int64_t>(pieces_[p].size());
+    stats_.run_tokens += tokens;
+    count_unsorted(tokens);
+  }
+  entries_.push_back(std::move(entry));
+  if (entries_.size() >= static_cast<size_t>(options_.window)) flush();
+}
+
+void CorpusRunner::count_unsorted(int64_t tokens) {
+  unsorted_longest_ = std::max(unsorted_longest_, tokens);
+  if (++unsorted_count_ < kUnsortedBatch) return;
+  stats_.unsorted_32_computed_tokens += unsorted_count_ * unsorted_longest_;
+  unsorted_count_ = unsorted_longest_ = 0;
+}
+
+CorpusStats CorpusRunner::stats() const {
+  CorpusStats stats = stats_;
+  stats.unsorted_32_computed_tokens += unsorted_count_ * unsorted_longest_;
+  return stats;
+}
+
+void CorpusRunner::read(LineReader& reader, bool interactive, size_t max_lines) {
+  std::string line;
+  for (size_t lines = 0; lines < max_lines;) {
+    const auto status = reader.next(line, interactive && !entries_.empty() ? kPauseMs : -1);
+    if (status == LineReader::Status::kEnd) return;
+    if (status == LineReader::Status::kPause) {
+      flush();
+      continue;
+    }
+    ++lines;
+    stats_.bytes += line.size() + 1;
+    add(std::move(line));
+    if (interactive && !entries_.empty() &&
+        std::chrono::steady_clock::now() - first_arrival_ >= kMaxWait) {
+      flush();
+    }
+    if (progress_) progress_->update(stats_.texts, tokens_done_, stats_.bytes);
+  }
+}
+
+void CorpusRunner::flush() {
+  if (entries_.empty()) return;
+  // Shortest first; equal lengths keep their input order, so a run is reproducible.
+  std::vector<size_t> order(pieces_.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return pieces_[a].size() < pieces_[b].size(); });
+  std::vector<TextOutput> outputs(pieces_.size());
+  ForwardOptions forward_options;
+  forward_options.times = &stats_.stages;
+  size_t pieces_done = 0;
+  for (size_t begin = 0; begin < order.size();) {
+    // As many as fit the budget (one at least, however long), at most max_batch_texts.
+    size_t end = begin;
+    int64_t tokens = 0;
+    while (end < order.size() && end - begin < static_cast<size_t>(options_.max_batch_texts)) {
+      const int64_t next = static_cast<int64_t>(pieces_[order[end]].size());
+      if (end > begin && tokens + next > options_.max_batch_tokens) break;
+      tokens += next;
+      ++end;
+    }
+    std::vector<Encoding> batch;
+    for (size_t i = begin; i < end; ++i) batch.push_back(std::move(pieces_[order[i]]));
+    std::vector<TextOutput> results;
+    try {
+      results = pipeline_.run(batch, options_.keep_hidden, forward_options);
+    } catch (const NonFiniteOutputError& e) {
+      const size_t piece = order[begin + static_cast<size_t>(e.sequence)];
+      const size_t input = entries_[piece_entry_[piece]].input;
+      throw std::invalid_argument(pipeline_.dir().string() + ": input " + std::to_string(input) +
+                                  ": " + e.what());
+    }
+    stats_.computed_tokens += computed_tokens(batch);
+    tokens_done_ += tokens;
+    for (size_t i = begin; i < end; ++i) outputs[order[i]] = std::move(results[i - begin]);
+    pieces_done += end - begin;
+    begin = end;
+    if (progress_) progress_->update(stats_.texts + pieces_done, tokens_done_, stats_.bytes);
+  }
+  const bool normalized = pipeline_.model().config.normalize_embeddings;
+  for (Entry& entry : entries_) {
+    CorpusRecord record;
+    record.input = entry.input;
+    record.text = &entry.text;
+    record.chunks = static_cast<int64_t>(entry.pieces);
+    if (entry.pieces == 1) {
+      record.output = std::move(outputs[entry.first_piece]);
+    } else {
+      record.output = combine_windows(outputs, entry.first_piece, entry.weights,
+                                      std::move(entry.encoding), normalized);
+    }
+    record_sink_(record);
+    ++stats_.texts;
+  }
+  entries_.clear();
+  pieces_.clear();
+  piece_entry_.clear();
+  if (window_done_) window_done_();
+  if (progress_) progress_->update(stats_.texts, tokens_done_, stats_.bytes);
+}
+
+Shard parse_shard(const std::string& text) {
+  const auto fail = [&] {
+    return UsageError("--shard: expected I/N, shard I of N counted from 0 (0 <= I < N), got " +
+                      in_quotes(text));
+  };
+  const size_t slash = text.find('/');
+  if (slash == std::string::npos) throw fail();
+  const auto number = [&](const std::string& digits) {
+    if (digits.empty() || digits.size() > 9 ||
+        !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      throw fail();
+    }
+    return std::stoll(digits);
+  };
+  Shard shard;
+  shard.index = number(text.substr(0, slash));
+  shard.count = number(text.substr(slash + 1));
+  if (shard.count < 1 || shard.index >= shard.count) throw fail();
+  return shard;
+}
+
+LineRange shard_lines(const std::string& path, const Shard& shard) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    throw std::invalid_argument(path + ": cannot open the input file: " + std::strerror(errno));
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  std::vector<char> buffer(size_t{1} << 20);
+  // First pass: the lines, a last one without "\n" included.
+  uint64_t newlines = 0;
+  char last = '\n';
+  const uint64_t size =
+      file_bytes_or_throw(fd, path, buffer, [&](const char* data, size_t count, uint64_t) {
+        newlines += static_cast<uint64_t>(std::count(data, data + count, '\n'));
+        last = data[count - 1];
+        return true;
+      });
+  const uint64_t lines = newlines + (last != '\n' ? 1 : 0);
+  const auto boundary = [&](uint64_t index) {  // floor(index * lines / count), without overflow
+    const uint64_t count = static_cast<uint64_t>(shard.count);
+    return index * (lines / count) + index * (lines % count) / count;
+  };
+  LineRange range;
+  range.first_line = boundary(static_cast<uint64_t>(shard.index));
+  range.end_line = boundary(static_cast<uint64_t>(shard.index) + 1);
+  range.end_byte = size;
+  // Second pass: where line first_line begins and line end_line begins (after so many "\n").
+  if (::lseek(fd, 0, SEEK_SET) != 0) {
+    throw std::invalid_argument(path + ": cannot read twice (--shard needs a regular file)");
+  }
+  uint64_t seen = 0;
+  bool found_end = range.end_line >= lines;
+  file_bytes_or_throw(fd, path, buffer, [&](const char* data, size_t count, uint64_t offset) {
+    for (size_t i = 0; i < count; ++i) {
+      if (data[i] != '\n') continue;
+      ++seen;
+      if (seen == range.first_line) range.first_byte = offset + i + 1;
+      if (seen == range.end_line && !found_end) {
+        range.end_byte = offset + i + 1;
+        found_end = true;
+        return false;
+      }
+    }
+    return true;
+  });
+  return range;
+}
+
+}  // namespace tinyenc::cli
