@@ -9,7 +9,8 @@ mini model from make_mini_model.py; both kept for the next run), then:
             `--long chunk` splits it: its content tokens in windows of positions - 2, [CLS] and
             [SEP] put back around each, no overlap; its embedding is the mean of its windows'
             embeddings weighted by the text's tokens each holds (its specials not counted).
-  tinyenc   `tinyenc bench --corpus CORPUS -m MODEL -f json` at each of --threads: length-sorted
+  tinyenc   `tinyenc bench --corpus CORPUS -m MODEL --long chunk -f json` at each of --threads:
+            length-sorted
             batches under a token budget, run without padding; tokenization included in its time.
             (A build without `bench --corpus` is timed through `tinyenc run -i CORPUS --jsonl`.)
   PyTorch   the same weights (make_mini_model.mini_model: tools/golden/reference_encoder.py, whose
@@ -37,7 +38,6 @@ import pathlib
 import platform
 import random
 import re
-import resource
 import statistics
 import subprocess
 import sys
@@ -157,20 +157,19 @@ def pytorch_worker(args):
     cpu_start = time.process_time()
     _, seconds = torch_encode(model, windows, PYTORCH_BATCH)
     cpu = time.process_time() - cpu_start
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    print(json.dumps({"seconds": seconds, "cpu_seconds": cpu, "peak_rss_bytes": peak,
+    print(json.dumps({"seconds": seconds, "cpu_seconds": cpu,
                       "threads": torch.get_num_threads()}))
 
 
-def run_pytorch(work_file, threads):
+def run_pytorch(launcher, work_file, threads):
     command = [sys.executable, str(pathlib.Path(__file__).resolve()), "--pytorch-worker",
                "--work", str(work_file), "--worker-threads", str(threads)]
     environment = dict(os.environ, OMP_NUM_THREADS=str(threads),
                        OPENBLAS_NUM_THREADS=str(threads))
-    result = subprocess.run(command, capture_output=True, text=True, env=environment)
-    if result.returncode != 0:
-        sys.exit(f"PyTorch at {threads} threads failed: {result.stderr.strip()}")
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    stdout, _, _, peak, _ = launcher.run(command, environment)
+    row = json.loads(stdout.strip().splitlines()[-1])
+    row["peak_rss_bytes"] = peak  # the process's, as for tinyenc: Python, PyTorch, the ids
+    return row
 
 
 # --- tinyenc ------------------------------------------------------------------------------------
@@ -180,43 +179,69 @@ def help_text(tinyenc, subcommand):
                           text=True).stdout
 
 
-def run_child(command):
-    """(stdout, stderr, wall seconds, peak RSS in bytes, CPU seconds) of one child process."""
+# Linux carries a process's peak RSS across fork and exec: a program started from this script
+# once it holds PyTorch would report this script's peak, not its own (getrusage's ru_maxrss,
+# and so `bench --corpus`'s peak_rss_bytes, alike). So the timed programs are started by a small
+# launcher, itself started before PyTorch is imported: their figures carry its ~10 MiB at most.
+LAUNCHER = r"""
+import json, os, subprocess, sys, tempfile, time
+for line in sys.stdin:
+    request = json.loads(line)
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        process = subprocess.Popen(command, stdout=out, stderr=err)
+        process = subprocess.Popen(request["command"], stdout=out, stderr=err,
+                                   env=request["env"])
         _, status, usage = os.wait4(process.pid, 0)
         seconds = time.perf_counter() - start
-        process.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
-        stdout, stderr = out.read().decode(), err.read().decode()
-    if process.returncode != 0:
-        sys.exit(f"{' '.join(map(str, command[:2]))}: {stderr.strip()}")
-    return stdout, stderr, seconds, usage.ru_maxrss * 1024, usage.ru_utime + usage.ru_stime
+        reply = {"returncode": os.waitstatus_to_exitcode(status), "seconds": seconds,
+                 "peak_rss_bytes": usage.ru_maxrss * 1024,
+                 "cpu_seconds": usage.ru_utime + usage.ru_stime,
+                 "stdout": out.read().decode(), "stderr": err.read().decode()}
+    print(json.dumps(reply), flush=True)
+"""
 
 
-def run_tinyenc(tinyenc, model, corpus, threads, has_corpus_bench, has_long):
+class Launcher:
+    def __init__(self):
+        self.process = subprocess.Popen([sys.executable, "-c", LAUNCHER], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, text=True)
+
+    def run(self, command, environment=None):
+        """(stdout, stderr, wall seconds, peak RSS in bytes, CPU seconds) of one program."""
+        request = {"command": [str(c) for c in command], "env": environment or dict(os.environ)}
+        self.process.stdin.write(json.dumps(request) + "\n")
+        self.process.stdin.flush()
+        reply = json.loads(self.process.stdout.readline())
+        if reply["returncode"] != 0:
+            sys.exit(f"{' '.join(request['command'][:2])}: {reply['stderr'].strip()}")
+        return (reply["stdout"], reply["stderr"], reply["seconds"], reply["peak_rss_bytes"],
+                reply["cpu_seconds"])
+
+
+def run_tinyenc(launcher, tinyenc, model, corpus, threads, has_corpus_bench, has_long):
     """A row of tinyenc's figures: `bench --corpus` when the build has it, else a timed
     `run -i --jsonl` (then padding, tokens and stages are not known)."""
     if has_corpus_bench:
         command = [str(tinyenc), "bench", "--corpus", str(corpus), "-m", str(model),
-                   "--threads", str(threads), "-f", "json"]
-        stdout, _, _, peak, cpu = run_child(command)
+                   "--threads", str(threads), "--long", "chunk", "-f", "json"]
+        stdout, _, _, peak, cpu = launcher.run(command)
         row = json.loads(stdout)
-        row.setdefault("peak_rss_bytes", peak)
+        row["own_peak_rss_bytes"] = row.get("peak_rss_bytes")  # its own getrusage figure
+        row["peak_rss_bytes"] = peak
         row["cpu_seconds"] = cpu
         row["how"] = "bench --corpus"
         return row
     command = [str(tinyenc), "run", "-m", str(model), "-i", str(corpus), "--jsonl", "-o",
                os.devnull, "--threads", str(threads)]
     command += ["--long", "chunk"] if has_long else ["--truncate"]
-    _, _, seconds, peak, cpu = run_child(command)
+    _, _, seconds, peak, cpu = launcher.run(command)
     return {"threads": threads, "seconds": seconds, "peak_rss_bytes": peak, "cpu_seconds": cpu,
             "how": "run -i --jsonl (wall clock)"}
 
 
-def tinyenc_embeddings(tinyenc, model, lines, has_long):
+def tinyenc_embeddings(launcher, tinyenc, model, lines, has_long):
     with tempfile.TemporaryDirectory() as folder:
         sample = pathlib.Path(folder) / "sample.txt"
         sample.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
@@ -224,7 +249,7 @@ def tinyenc_embeddings(tinyenc, model, lines, has_long):
                    "--threads", "1"]
         if has_long:
             command += ["--long", "chunk"]
-        stdout = run_child(command)[0]
+        stdout = launcher.run(command)[0]
     return [json.loads(line)["embedding"] for line in stdout.splitlines() if line.strip()]
 
 
@@ -308,6 +333,7 @@ def main():
     bullet = "- " if markdown else ""
     threads_list = [int(t) for t in args.threads.split(",")]
 
+    launcher = Launcher()  # before PyTorch is imported
     import torch
     tinyenc = pathlib.Path(args.build_dir) / "tinyenc"
     if not tinyenc.exists():
@@ -373,7 +399,7 @@ def main():
     reference, _ = torch_encode(make_mini_model.mini_model(model_seed), sample_windows,
                                 PYTORCH_BATCH)
     reference = combine(reference, sample_owners, sample_weights, len(sample))
-    ours = torch.tensor(tinyenc_embeddings(tinyenc, model_dir, [lines[i] for i in sample],
+    ours = torch.tensor(tinyenc_embeddings(launcher, tinyenc, model_dir, [lines[i] for i in sample],
                                            has_long))
     max_abs = float((ours - reference).abs().max()) if ours.shape == reference.shape \
         else float("inf")
@@ -391,11 +417,11 @@ def main():
         work.write_text(json.dumps({"seed": model_seed, "windows": windows}))
         for round_index in range(args.rounds):
             for threads in threads_list:
-                row = run_tinyenc(tinyenc, model_dir, corpus, threads, has_corpus_bench, has_long)
+                row = run_tinyenc(launcher, tinyenc, model_dir, corpus, threads, has_corpus_bench, has_long)
                 tinyenc_rows[threads].append(row)
                 print(f"  round {round_index + 1}: tinyenc {threads}T {row['seconds']:.2f} s",
                       file=sys.stderr, flush=True)
-                row = run_pytorch(work, threads)
+                row = run_pytorch(launcher, work, threads)
                 torch_rows[threads].append(row)
                 print(f"  round {round_index + 1}: PyTorch {threads}T {row['seconds']:.2f} s",
                       file=sys.stderr, flush=True)
