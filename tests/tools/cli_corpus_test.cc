@@ -1,7 +1,7 @@
 // `tinyenc run` on a corpus and `tinyenc bench --corpus`: records in input order whatever the
 // sorting and windows, long texts (error, truncate, chunk against its windows run alone),
-// contiguous shards that concatenate to the whole run, the progress line, bench's JSON, and
-// memory that does not grow with the corpus.
+// contiguous shards of whole windows that concatenate to the whole run, the progress line, bench's
+// JSON, and memory that does not grow with the corpus.
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -141,10 +141,12 @@ void check_chunks(int64_t overlap, const std::string& pooling) {
   std::vector<double> weights;
   for (int64_t start = 0;; start += capacity - overlap) {
     const int64_t end = std::min<int64_t>(start + capacity, static_cast<int64_t>(content.size()));
-    std::string list = std::to_string(ids.front());
-    for (int64_t i = start; i < end; ++i) list += "," + std::to_string(content[i]);
-    list += "," + std::to_string(ids.back());
-    const auto window = run_jsonl("run --ids " + list + m);
+    std::vector<int32_t> window_ids = {ids.front()};
+    window_ids.insert(window_ids.end(), content.begin() + start, content.begin() + end);
+    window_ids.push_back(ids.back());
+    std::ostringstream list;
+    for (size_t i = 0; i < window_ids.size(); ++i) list << (i ? "," : "") << window_ids[i];
+    const auto window = run_jsonl("run --ids " + list.str() + m);
     ASSERT_EQ(window.size(), 1u);
     embeddings.push_back(window[0]["embedding"].get<std::vector<double>>());
     logits.push_back(window[0]["logits"].get<std::vector<double>>());
@@ -186,7 +188,7 @@ void check_chunks(int64_t overlap, const std::string& pooling) {
 
 TEST(CliCorpus, ChunkIsTheWeightedMeanOfItsWindows) {
   check_chunks(0, "");
-  check_chunks(10, " --pooling cls");
+  check_chunks(30, " --pooling cls");
 }
 
 TEST(CliCorpus, LongTextsErrorTruncateAndBadOptions) {
@@ -217,7 +219,7 @@ TEST(CliCorpus, LongTextsErrorTruncateAndBadOptions) {
            {"--long chunk --hidden-states", "--hidden-states"},
            {"--long chunk --pooling none", "pooling none"},
            {"--long chunk --pair", "--pair"}}) {
-    result = run("run " + arguments + m + text);
+    result = run("run --jsonl " + arguments + m + text);
     EXPECT_EQ(result.exit_code, 2) << arguments;
     EXPECT_NE(result.err.find(mentions), std::string::npos) << arguments << ": " << result.err;
     EXPECT_EQ(testing::count_lines(result.err), 1) << result.err;
@@ -232,7 +234,10 @@ TEST(CliCorpus, ShardsConcatenateToTheWholeRun) {
   std::string texts = shuffled_lengths(10, 2);
   texts.pop_back();  // the last line without "\n" is a line too
   write_file(file, texts);
-  const std::string m = " --threads 1 -m " + model("order-rope") + " -i " + shell_quote(file);
+  // Windows of 3 texts, batches of a few: the shards must batch exactly as the whole run does,
+  // or the last bits of the floats differ.
+  const std::string m = " --threads 1 --window 3 --max-batch-tokens 40 -m " + model("order-rope") +
+                        " -i " + shell_quote(file);
   for (const std::string format : {" --jsonl", ""}) {
     const ProgramResult whole = run("run" + m + format);
     ASSERT_EQ(whole.exit_code, 0) << whole.err;
@@ -243,12 +248,12 @@ TEST(CliCorpus, ShardsConcatenateToTheWholeRun) {
       joined += part.out;
     }
     EXPECT_EQ(joined, whole.out) << format;
-    // 10 lines in 3 shards: lines 1-3, 4-6, 7-10 (i*L/N to (i+1)*L/N).
+    // 10 lines are 4 windows of 3; 3 shards take windows 0, 1 and 2-3: lines 1-3, 4-6, 7-10.
     if (!format.empty()) {
       EXPECT_EQ(json_lines(run("run --shard 2/3" + m + format).out).size(), 4u);
     }
   }
-  // More shards than lines: some are empty, and empty is their whole output.
+  // More shards than windows: some are empty, and empty is their whole output.
   const ProgramResult empty = run("run --shard 0/20" + m + " --jsonl");
   EXPECT_EQ(empty.exit_code, 0) << empty.err;
   EXPECT_EQ(empty.out, "");
@@ -304,7 +309,8 @@ TEST(CliCorpus, BenchCorpusJson) {
   ASSERT_EQ(tokenized.exit_code, 0) << tokenized.err;
   int64_t tokens = 0, unsorted = 0;
   std::vector<int64_t> lengths;
-  for (const auto& item : nlohmann::json::parse(tokenized.out)["inputs"]) {
+  const nlohmann::json tokenized_document = nlohmann::json::parse(tokenized.out);
+  for (const auto& item : tokenized_document["inputs"]) {
     lengths.push_back(static_cast<int64_t>(item["ids"].size()));
     tokens += lengths.back();
   }
@@ -318,7 +324,8 @@ TEST(CliCorpus, BenchCorpusJson) {
   EXPECT_EQ(doc["max_batch_tokens"], 128);
   EXPECT_EQ(doc["chunks"], 0);
   EXPECT_NEAR(doc["padding_waste_unsorted_32"].get<double>(),
-              static_cast<double>(unsorted - tokens) / static_cast<double>(unsorted), 1e-12);
+              static_cast<double>(unsorted - tokens) / static_cast<double>(unsorted),
+              1e-7);  // printed as float32
   // Sorted batches pad far less than unsorted ones, and never less than nothing.
   EXPECT_GE(doc["computed_tokens"].get<int64_t>(), tokens);
   EXPECT_LT(doc["padding_waste"].get<double>(), doc["padding_waste_unsorted_32"].get<double>());
@@ -349,6 +356,10 @@ int64_t peak_rss_of(const std::string& command) {
 
 // Windows bound the memory: twenty times the lines, the same peak within 10%.
 TEST(CliCorpus, MemoryDoesNotGrowWithTheCorpus) {
+#if defined(__SANITIZE_ADDRESS__)
+  // AddressSanitizer's quarantine grows with the number of allocations, not with what is held.
+  GTEST_SKIP() << "peak memory is not the program's own under AddressSanitizer";
+#endif
   TempDir dir;
   const std::string line = "小明被小红打了\n";
   std::string small, large;
@@ -356,10 +367,13 @@ TEST(CliCorpus, MemoryDoesNotGrowWithTheCorpus) {
   for (int i = 0; i < 20; ++i) large += small;
   write_file(dir / "small.txt", small);
   write_file(dir / "large.txt", large);
-  const std::string command = std::string(TINYENC_BINARY) + " run --threads 1 -m " +
-                              model("order-learned") + " --jsonl -o /dev/null -i ";
-  const int64_t small_rss = peak_rss_of(command + shell_quote(dir / "small.txt"));
-  const int64_t large_rss = peak_rss_of(command + shell_quote(dir / "large.txt"));
+  // The table (no vectors) into a file of the test's own: the output's size is not the point.
+  const auto command = [&](const std::string& input) {
+    return std::string(TINYENC_BINARY) + " run --threads 1 -m " + model("order-learned") + " -i " +
+           shell_quote(dir / input) + " > " + shell_quote(dir / "out.txt");
+  };
+  const int64_t small_rss = peak_rss_of(command("small.txt"));
+  const int64_t large_rss = peak_rss_of(command("large.txt"));
   EXPECT_LT(static_cast<double>(large_rss), 1.1 * static_cast<double>(small_rss))
       << small_rss << " bytes for 10,000 lines, " << large_rss << " for 200,000";
 }

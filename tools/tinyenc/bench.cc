@@ -378,20 +378,21 @@ int bench_corpus(const BenchOptions& options) {
     char text[1024];
     std::snprintf(
         text, sizeof text,
-        "corpus     %s\nmodel      %s (%s, %d threads)\ntexts      %zu (%lld chunked into "
+        "texts      %zu (%lld chunked into "
         "%lld windows)\ntokens     %lld (%lld computed)\nspeed      %.1f texts/s, %.0f tokens/s "
         "(%.2f s)\npadding    %.1f%% of the computed tokens (fixed batches of 32 unsorted: "
         "%.1f%%)\nbudget     %lld tokens per batch\npeak RSS   %.1f MiB\n",
-        options.corpus.c_str(), options.model.c_str(), dtype.c_str(), threads, stats.texts,
-        static_cast<long long>(stats.chunked_texts), static_cast<long long>(stats.chunks),
-        static_cast<long long>(stats.tokens), static_cast<long long>(stats.computed_tokens),
-        seconds > 0 ? texts / seconds : 0.0, seconds > 0 ? tokens / seconds : 0.0, seconds,
-        100.0 * waste, 100.0 * waste_unsorted, static_cast<long long>(options.max_batch_tokens),
-        static_cast<double>(rss) / (1 << 20));
+        stats.texts, static_cast<long long>(stats.chunked_texts),
+        static_cast<long long>(stats.chunks), static_cast<long long>(stats.tokens),
+        static_cast<long long>(stats.computed_tokens), seconds > 0 ? texts / seconds : 0.0,
+        seconds > 0 ? tokens / seconds : 0.0, seconds, 100.0 * waste, 100.0 * waste_unsorted,
+        static_cast<long long>(options.max_batch_tokens), static_cast<double>(rss) / (1 << 20));
     sink.write("tinyenc " TINYENC_VERSION ", oneDNN " + onednn_version() + ", " + cpu_model() +
                " (" + std::to_string(available_cpus()) + " CPUs; " +
-               cpu_feature_list(cpu_features()) + "), " + utc_now() + "\n" + text + "stages     " +
-               shares + "\n");
+               cpu_feature_list(cpu_features()) + "), " + utc_now() + "\ncorpus     " +
+               options.corpus + "\nmodel      " + options.model + " (" + dtype + ", " +
+               std::to_string(threads) + (threads == 1 ? " thread)\n" : " threads)\n") + text +
+               "stages     " + shares + "\n");
   }
   sink.commit();
   return 0;

@@ -351,7 +351,7 @@ Shard parse_shard(const std::string& text) {
   return shard;
 }
 
-LineRange shard_lines(const std::string& path, const Shard& shard) {
+LineRange shard_lines(const std::string& path, const Shard& shard, int window) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     throw std::invalid_argument(path + ": cannot open the input file: " + std::strerror(errno));
@@ -371,13 +371,15 @@ LineRange shard_lines(const std::string& path, const Shard& shard) {
         return true;
       });
   const uint64_t lines = newlines + (last != '\n' ? 1 : 0);
-  const auto boundary = [&](uint64_t index) {  // floor(index * lines / count), without overflow
+  const uint64_t per_window = static_cast<uint64_t>(window);
+  const uint64_t windows = (lines + per_window - 1) / per_window;
+  const auto boundary = [&](uint64_t index) {  // floor(index * windows / count), no overflow
     const uint64_t count = static_cast<uint64_t>(shard.count);
-    return index * (lines / count) + index * (lines % count) / count;
+    return index * (windows / count) + index * (windows % count) / count;
   };
   LineRange range;
-  range.first_line = boundary(static_cast<uint64_t>(shard.index));
-  range.end_line = boundary(static_cast<uint64_t>(shard.index) + 1);
+  range.first_line = std::min(lines, per_window * boundary(static_cast<uint64_t>(shard.index)));
+  range.end_line = std::min(lines, per_window * boundary(static_cast<uint64_t>(shard.index) + 1));
   range.end_byte = size;
   // Second pass: where line first_line begins and line end_line begins (after so many "\n").
   if (::lseek(fd, 0, SEEK_SET) != 0) {

@@ -156,13 +156,19 @@ struct Shard {
 // "I/N" with 0 <= I < N; throws UsageError naming --shard otherwise.
 Shard parse_shard(const std::string& text);
 
-// The lines [first_line, end_line) of a regular file that shard I of N processes, I*L/N to
-// (I+1)*L/N of its L lines (a last line without "\n" counts), and where they begin and end in
-// bytes. Throws std::invalid_argument when the file cannot be read.
+// The lines [first_line, end_line) of a regular file that shard I of N processes, and where they
+// begin and end in bytes. A shard is a run of whole windows: of the file's K = ceil(L / window)
+// windows (L lines, a last one without "\n" counted) shard I takes windows I*K/N to (I+1)*K/N
+// (rounded down), so lines window*floor(I*K/N) to window*floor((I+1)*K/N). Its batches are then
+// the very batches the unsharded run forms for those lines, so the shards' outputs concatenated
+// in order are the unsharded output byte for byte, whatever the engine's rounding does with a
+// batch's shape. (Cutting at I*L/N instead would batch the lines of a window that straddles a
+// cut differently, and change the last bits of their floats.) Throws std::invalid_argument when
+// the file cannot be read.
 struct LineRange {
   uint64_t first_line = 0, end_line = 0;
   uint64_t first_byte = 0, end_byte = 0;
 };
-LineRange shard_lines(const std::string& path, const Shard& shard);
+LineRange shard_lines(const std::string& path, const Shard& shard, int window);
 
 }  // namespace tinyenc::cli

@@ -273,7 +273,7 @@ int run(RunOptions& options) {
   corpus.long_texts = long_texts;
   corpus.overlap = options.overlap;
   std::optional<LineRange> lines;
-  if (shard) lines = shard_lines(options.input.file, *shard);
+  if (shard) lines = shard_lines(options.input.file, *shard, options.window);
 
   // Opened before any input is read: a path that cannot be written fails now, not after it.
   OutputSink sink(options.output.path);
@@ -387,9 +387,10 @@ RunCommand add_run_command(CLI::App& root) {
                    "--long chunk: tokens consecutive windows share (less than a window's text)")
       ->capture_default_str();
   command->add_option("--shard", options->shard,
-                      "I/N: run only shard I (0-based) of N contiguous parts of -i FILE's lines; "
-                      "the shards' --jsonl or table outputs concatenated in order are the whole "
-                      "run's (not with --json)");
+                      "I/N: run only shard I (0-based) of N contiguous parts of -i FILE, each a "
+                      "run of whole windows (I*K/N to (I+1)*K/N of the file's K windows); the "
+                      "shards' --jsonl or table outputs concatenated in order are the whole "
+                      "run's byte for byte, given the same --window (not with --json)");
   command->add_flag("--progress", options->progress,
                     "Show a progress line on stderr even when it is not a terminal");
   command->add_flag("--no-progress", options->no_progress,
