@@ -31,7 +31,6 @@ PyTorch's (sorted, 32 a batch) and that of batches of 32 in file order without s
   /usr/bin/python3 bench/corpus/compare_corpus.py --lines 2000 --threads 1 --json result.json
 """
 import argparse
-import contextlib
 import json
 import os
 import pathlib

@@ -33,6 +33,7 @@ import os
 import pathlib
 import random
 import re
+import stat
 import sys
 import tempfile
 import unicodedata
@@ -313,18 +314,24 @@ def summary(lengths, positions):
 
 
 def write_lines(path, lines):
-    """Standard output for '-'; otherwise the file appears complete or not at all."""
+    """Standard output for '-'; a device or FIFO (/dev/null) is written in place; a regular file
+    is replaced only once complete, keeping its mode."""
     data = "".join(line + "\n" for line in lines)
     if path == "-":
         sys.stdout.write(data)
         return
     target = pathlib.Path(path)
-    descriptor, temporary = tempfile.mkstemp(dir=target.parent if str(target.parent) else ".",
-                                             prefix=f".{target.name}.", suffix=".tmp")
+    if target.is_symlink() or (target.exists() and not target.is_file()):
+        with open(target, "w", encoding="utf-8") as f:
+            f.write(data)
+        return
+    mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else 0o644
+    descriptor, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
+                                             suffix=".tmp")
     try:
         with os.fdopen(descriptor, "w", encoding="utf-8") as f:
             f.write(data)
-        os.chmod(temporary, 0o644)
+        os.chmod(temporary, mode)
         os.replace(temporary, target)
     except BaseException:
         pathlib.Path(temporary).unlink(missing_ok=True)
