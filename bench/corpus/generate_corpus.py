@@ -186,8 +186,8 @@ def sentences_of(paragraph):
 
 
 def english_sentences(patterns, counter):
-    """[(words, each word's tokens, the sentence's tokens)] of every sentence with a letter in it, in file order; and a
-    description of the sources."""
+    """[(words, each word's tokens, the sentence's tokens)] of every sentence with a letter in
+    it, in file order; and a description of the sources."""
     files = source_files(patterns)
     if not files:
         sys.exit("generate_corpus.py: no English source text found (looked for "
@@ -357,7 +357,7 @@ def main():
     if args.lines < 1:
         parser.error("--lines: must be at least 1")
     output = pathlib.Path(args.output)
-    if args.output != "-" and not (output.parent if str(output.parent) else pathlib.Path(".")).is_dir():
+    if args.output != "-" and not output.parent.is_dir():
         parser.error(f"-o: {output.parent}: no such folder")
 
     counter = WordPieceCounter(args.vocab or default_vocab())
