@@ -416,7 +416,8 @@ def main():
         work.write_text(json.dumps({"seed": model_seed, "windows": windows}))
         for round_index in range(args.rounds):
             for threads in threads_list:
-                row = run_tinyenc(launcher, tinyenc, model_dir, corpus, threads, has_corpus_bench, has_long)
+                row = run_tinyenc(launcher, tinyenc, model_dir, corpus, threads,
+                                  has_corpus_bench, has_long)
                 tinyenc_rows[threads].append(row)
                 print(f"  round {round_index + 1}: tinyenc {threads}T {row['seconds']:.2f} s",
                       file=sys.stderr, flush=True)
