@@ -44,7 +44,7 @@ class BoundPrimitive {
 template <class Key, class Value = BoundPrimitive>
 class PrimitiveCache {
  public:
-  static constexpr size_t kCapacity = 256;
+  static constexpr size_t kCapacity = 32;
 
   template <class Make>
   Value& get(const Key& key, Make&& make) {

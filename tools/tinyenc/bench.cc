@@ -268,8 +268,15 @@ std::vector<Subject> subjects(const BenchOptions& options) {
 constexpr int64_t kMaxBatch = 4096;
 constexpr int64_t kMaxSeq = 65536;
 
-// The peak resident set of this process so far, in bytes (Linux gives ru_maxrss in KiB).
+// The peak resident set of this process so far, in bytes: VmHWM of /proc/self/status. Not
+// getrusage's ru_maxrss, which Linux carries over from the process that forked this one, so that
+// a benchmark started from a large process would report that one's peak.
 int64_t peak_rss_bytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::atoll(line.c_str() + 6) * 1024;  // in kB
+  }
   struct rusage usage {};
   ::getrusage(RUSAGE_SELF, &usage);
   return static_cast<int64_t>(usage.ru_maxrss) * 1024;
