@@ -281,19 +281,6 @@ def rate(value):
     return "-" if value is None else f"{value:,.0f}"
 
 
-def print_table(headers, rows, markdown):
-    if markdown:
-        print("| " + " | ".join(headers) + " |")
-        print("|" + "---|" * len(headers))
-        for row in rows:
-            print("| " + " | ".join(row) + " |")
-        return
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-    print("  ".join(h.ljust(w) for h, w in zip(headers, widths)))
-    for row in rows:
-        print("  ".join(c.ljust(w) for c, w in zip(row, widths)))
-
-
 def ensure_corpus(path, lines, seed):
     if path.exists():
         return
@@ -472,7 +459,7 @@ def main():
                       percent(sorted_waste), mib(row["peak_rss_bytes"]),
                       f"{100 * row['spread']:.0f} %"])
     print()
-    print_table(headers, table, markdown)
+    compare_pytorch.print_table(headers, table, markdown)
     print()
 
     def ratio(a, b, target):
