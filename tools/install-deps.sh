@@ -17,6 +17,8 @@ packages=(
   nlohmann-json3-dev libcli11-dev
   libicu-dev                                # Unicode classes (WordPiece), text widths (plots)
   libxml2-dev                               # the tests read the SVG pictures back
+  fonts-wqy-microhei                        # Chinese glyphs for the SVG figures (5 MB; the
+                                            # SVGs also name Noto Sans CJK, 80 MB, if present)
 )
 for option in "$@"; do
   case "$option" in

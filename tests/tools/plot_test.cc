@@ -11,7 +11,9 @@
 #include <filesystem>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/support/run_program.h"
@@ -20,6 +22,7 @@
 #include "tools/tinyenc/plot/color.h"
 #include "tools/tinyenc/plot/heatmap.h"
 #include "tools/tinyenc/plot/latency_figure.h"
+#include "tools/tinyenc/plot/line_chart.h"
 #include "tools/tinyenc/plot/position_encoding_figure.h"
 #include "tools/tinyenc/plot/sensitivity_figures.h"
 #include "tools/tinyenc/plot/svg.h"
@@ -29,6 +32,10 @@
 namespace {
 
 using namespace tinyenc::plot;
+
+std::vector<LatencyMeasurement> sweep(const std::vector<int64_t>& batches,
+                                      const std::vector<int64_t>& threads);
+int occurrences(const std::string& text, const std::string& what);
 
 TEST(Svg, EscapesMarkupCharactersAndKeepsUtf8) {
   EXPECT_EQ(xml_escape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&apos;");
@@ -109,6 +116,169 @@ TEST(TextMetrics, WideCharactersTakeTwoColumns) {
   const std::string cut = fit_text("我打你我打你我打你", 10, 45);
   EXPECT_EQ(cut, "我打你\u2026");
   EXPECT_LE(text_width(cut, 10), 45);
+}
+
+TEST(TextMetrics, WrapBreaksAtSpacesAndBetweenChineseCharacters) {
+  EXPECT_EQ(wrap_text("one two three", 10, 45), (std::vector<std::string>{"one two", "three"}));
+  EXPECT_EQ(wrap_text("我打你你打我", 10, 30), (std::vector<std::string>{"我打你", "你打我"}));
+  // Mixed: a Chinese run breaks anywhere, a Latin word only at its edges.
+  EXPECT_EQ(wrap_text("我打你 Xiaoming", 10, 60), (std::vector<std::string>{"我打你", "Xiaoming"}));
+  // A word wider than a line is broken between its characters, nothing dropped.
+  EXPECT_EQ(wrap_text("abcdefghij", 10, 30), (std::vector<std::string>{"abcde", "fghij"}));
+  EXPECT_EQ(wrap_text("short", 10, 300), (std::vector<std::string>{"short"}));
+  EXPECT_TRUE(wrap_text("", 10, 300).empty());
+  for (const std::string& line : wrap_text("the quick brown fox jumps over the lazy dog", 11, 80)) {
+    EXPECT_LE(text_width(line, 11), 80) << line;
+  }
+}
+
+// The words of `text` in order, as one string: wrapped lines come back together.
+std::string joined_words(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c != ' ' && c != '\n') out += c;
+  }
+  return out;
+}
+
+TEST(Heading, LongTitlesWrapOntoMoreLinesAndAreNeverCut) {
+  const std::string long_title =
+      "A title far longer than the figure is wide, about word order and position encodings, "
+      "which must not end in an ellipsis";
+  const Heading short_heading{"Short", {"a note"}};
+  const Heading long_heading{long_title, {"a note"}};
+  EXPECT_GE(heading_height(long_heading, 400), heading_height(short_heading, 400) + 2 * 19);
+  SvgDocument svg(420, 200);
+  const double height = draw_heading(svg, 10, 10, 400, long_heading);
+  EXPECT_DOUBLE_EQ(height, heading_height(long_heading, 400));
+  const std::string document = svg.document();
+  const SvgCheck check = check_svg(document);
+  ASSERT_TRUE(check.ok()) << check.error;
+  EXPECT_EQ(check.text.find("\u2026"), std::string::npos);
+  EXPECT_EQ(joined_words(check.text), joined_words(long_title + "a note"));
+  EXPECT_GE(occurrences(document, "font-weight=\"bold\""), 3);  // the title's lines
+}
+
+TEST(Heading, FiguresWrapLongSubtitlesAndGrowToHoldThem) {
+  const std::string long_note(40, 'w');
+  std::string many_words;
+  for (int i = 0; i < 40; ++i) many_words += "word" + std::to_string(i) + " ";
+  const std::vector<ModelSensitivity> models = {{"order-rope", "rope", 0.12, {0, 0.05, 0.1}}};
+  const SvgCheck plain = check_svg(draw_layer_distances(models, "3 sentences"));
+  const SvgCheck wrapped = check_svg(draw_layer_distances(models, many_words, {many_words}));
+  ASSERT_TRUE(plain.ok() && wrapped.ok());
+  EXPECT_EQ(wrapped.width, plain.width);  // wrapped, not widened
+  EXPECT_GE(wrapped.height, plain.height + 4 * 15);
+  EXPECT_EQ(wrapped.text.find("\u2026"), std::string::npos);
+  EXPECT_NE(joined_words(wrapped.text).find(joined_words(many_words)), std::string::npos);
+
+  const SvgCheck latency = check_svg(draw_latency_figure(sweep({1}, {1}), many_words));
+  ASSERT_TRUE(latency.ok()) << latency.error;
+  EXPECT_EQ(latency.text.find("\u2026"), std::string::npos);
+  EXPECT_NE(joined_words(latency.text).find(joined_words(many_words)), std::string::npos);
+}
+
+TEST(SvgCheck, FindsChineseTextWithoutAChineseFont) {
+  const std::string open =
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10\" height=\"20\" viewBox=\"0 0 10 20\"";
+  const SvgCheck bare = check_svg(open +
+                                  " font-family=\"sans-serif\"><text>我打你</text>"
+                                  "<text>abc</text></svg>");
+  ASSERT_TRUE(bare.ok()) << bare.error;
+  EXPECT_EQ(bare.cjk_text_without_cjk_font, (std::vector<std::string>{"我打你"}));
+  // Named by the text itself, or by an enclosing group.
+  const SvgCheck own = check_svg(open +
+                                 "><text font-family=\"'WenQuanYi Micro Hei'\">我</text>"
+                                 "<g font-family=\"Noto Sans CJK SC, sans-serif\"><text>"
+                                 "你</text></g><text>小明</text></svg>");
+  ASSERT_TRUE(own.ok()) << own.error;
+  EXPECT_EQ(own.cjk_text_without_cjk_font, (std::vector<std::string>{"小明"}));
+  EXPECT_TRUE(has_cjk("a，b"));  // full-width punctuation
+  EXPECT_FALSE(has_cjk("Xiaoming – \u00e9t\u00e9"));
+  EXPECT_FALSE(names_cjk_font("sans-serif"));
+  EXPECT_TRUE(names_cjk_font(kFontFamily));
+}
+
+TEST(SvgCheck, EveryFigureNamesAChineseFontForItsChineseText) {
+  // The root's font-family, as written: ' quotes inside the "-quoted attribute.
+  SvgDocument svg(10, 10);
+  svg.text(1, 1, "我打你");
+  const std::string document = svg.document();
+  EXPECT_NE(document.find("font-family=\"'Noto Sans CJK SC', 'WenQuanYi Micro Hei'"),
+            std::string::npos);
+  ASSERT_TRUE(check_svg(document).cjk_text_without_cjk_font.empty());
+
+  std::vector<std::string> documents;
+  const std::vector<ModelSensitivity> models = {{"模型-rope", "rope", 0.12, {0, 0.05, 0.1}},
+                                                {"order-none", "none", 0, {0, 0, 0}}};
+  documents.push_back(draw_sensitivity_summary(models, "句子: 我打你, 小明追小红"));
+  documents.push_back(draw_layer_distances(models, "句子: 我打你", {"对齐: 按词"}));
+  AttentionFigure attention;
+  attention.title = "注意力";
+  attention.heads = 1;
+  attention.panels.push_back({"A: 我打你", {"我", "打", "你"}, std::vector<float>(9, 0.3f)});
+  documents.push_back(draw_attention_figure(attention));
+  PositionEncodingFigure pe;
+  pe.title = "位置编码";
+  pe.positions = 2;
+  pe.d_model = 2;
+  pe.values = {0, 1, 0.84f, 0.54f};
+  pe.curves = {{0, "维度 0"}};
+  documents.push_back(draw_position_encoding_figure(pe));
+  auto rows = sweep({1}, {1});
+  rows[0].model = "小模型";
+  documents.push_back(draw_latency_figure(rows, "机器"));
+  for (const std::string& figure : documents) {
+    const SvgCheck check = check_svg(figure);
+    ASSERT_TRUE(check.ok()) << check.error;
+    EXPECT_TRUE(has_cjk(check.text));
+    EXPECT_TRUE(check.cjk_text_without_cjk_font.empty()) << check.cjk_text_without_cjk_font[0];
+  }
+}
+
+TEST(LineChart, SeriesAreToldApartByMarkerAndDash) {
+  std::vector<Series> series;
+  std::set<std::pair<int, std::string>> styles;
+  for (const char* kind : {"none", "sinusoidal", "learned", "rope", "alibi", "relative"}) {
+    Series one;
+    one.name = kind;
+    one.color = "#777777";  // the same colour: only marker and dash tell them apart
+    const SeriesStyle style = position_encoding_style(kind);
+    one.marker = style.marker;
+    one.dash = style.dash;
+    styles.insert({static_cast<int>(style.marker), style.dash});
+    EXPECT_EQ(position_encoding_style(std::string(kind) + " bf16").dash, style.dash);
+    one.points = {{1, 1}, {2, 2}, {3, 3}};  // every line on top of the others
+    series.push_back(one);
+  }
+  EXPECT_EQ(styles.size(), 6u);  // six different markers, six different dashes
+  std::set<std::string> dashes;
+  for (const auto& style : styles) dashes.insert(style.second);
+  EXPECT_EQ(dashes.size(), 6u);
+
+  SvgDocument svg(500, 300);
+  LineChartAxes axes;
+  axes.label_line_ends = true;
+  draw_line_chart(svg, {60, 20, 340, 240}, series, axes);
+  std::vector<LegendEntry> legend;
+  for (const Series& one : series) legend.push_back(legend_entry(one));
+  draw_legend(svg, 420, 30, legend);
+  const std::string document = svg.document();
+  const SvgCheck check = check_svg(document);
+  ASSERT_TRUE(check.ok()) << check.error;
+  EXPECT_EQ(check.count("series"), 6);
+  EXPECT_EQ(check.count("point"), 6 * 3);
+  EXPECT_EQ(check.count("legend-line"), 6);
+  EXPECT_EQ(occurrences(document, "<circle"), 3 + 1);  // none's markers and its legend sample
+  EXPECT_EQ(occurrences(document, "<polygon"), 5 * 3 + 5);
+  for (const std::string& dash : dashes) {
+    if (dash.empty()) continue;
+    // The series' line and its legend sample.
+    EXPECT_EQ(occurrences(document, "stroke-dasharray=\"" + dash + "\""), 2) << dash;
+  }
+  // The ends coincide: one direct label, the legend names the rest.
+  EXPECT_EQ(occurrences(check.text, "sinusoidal"), 1 + 3);  // legend, tooltips
+  EXPECT_EQ(occurrences(check.text, "none"), 1 + 3 + 1);    // legend, tooltips, end label
 }
 
 TEST(Color, ScalesHaveFixedEndsAndClamp) {
@@ -297,7 +467,10 @@ TEST(LatencyFigure, ALinePerKindWithAWhiskerPerMeasurement) {
   const SvgCheck check = check_svg(draw_latency_figure(sweep({1}, {1}), "test machine"));
   ASSERT_TRUE(check.ok()) << check.error;
   EXPECT_EQ(check.width, 654);
-  EXPECT_EQ(check.height, 400);
+  EXPECT_EQ(check.height, 415);  // a heading of a title and three notes, a row of panels
+  // Batch 1: one forward pass is one sequence, and the figure says so.
+  EXPECT_NE(check.text.find("latency per sequence (ms)"), std::string::npos) << check.text;
+  EXPECT_NE(check.text.find("one forward pass of one sequence (batch 1)"), std::string::npos);
   EXPECT_EQ(check.count("panel"), 1);
   EXPECT_EQ(check.count("series"), 3);
   EXPECT_EQ(check.count("point"), 9);
@@ -312,10 +485,32 @@ TEST(LatencyFigure, ALinePerKindWithAWhiskerPerMeasurement) {
 }
 
 TEST(LatencyFigure, APanelPerBatchAndThreadCount) {
-  const SvgCheck two = check_svg(draw_latency_figure(sweep({1, 4}, {1}), ""));
+  const std::string two_document = draw_latency_figure(sweep({1, 4}, {1}), "");
+  const SvgCheck two = check_svg(two_document);
   ASSERT_TRUE(two.ok()) << two.error;
   EXPECT_EQ(two.width, 1144);  // two columns
   EXPECT_EQ(two.height, 400);
+  // Batch 4 takes about four times batch 1's time: the figure says the latency is the batch's.
+  EXPECT_NE(two.text.find("latency per batch (ms)"), std::string::npos) << two.text;
+  EXPECT_NE(two.text.find("not per sequence"), std::string::npos) << two.text;
+  EXPECT_NE(two.text.find("the panels share both axes"), std::string::npos) << two.text;
+  // One y scale: each panel labels the same y ticks (right-aligned texts), though batch 4's
+  // values are four times batch 1's.
+  const size_t second =
+      two_document.find("<g class=\"panel\">", two_document.find("<g class=\"panel\">") + 1);
+  ASSERT_NE(second, std::string::npos);
+  const auto y_labels = [](const std::string& part) {
+    std::vector<std::string> labels;
+    for (size_t at = part.find("text-anchor=\"end\""); at != std::string::npos;
+         at = part.find("text-anchor=\"end\"", at + 1)) {
+      const size_t open = part.find('>', at) + 1;
+      labels.push_back(part.substr(open, part.find('<', open) - open));
+    }
+    return labels;
+  };
+  const std::vector<std::string> first_labels = y_labels(two_document.substr(0, second));
+  EXPECT_GE(first_labels.size(), 3u);
+  EXPECT_EQ(first_labels, y_labels(two_document.substr(second)));
   EXPECT_EQ(two.count("panel"), 2);
   EXPECT_EQ(two.count("series"), 2 * 3);
   EXPECT_EQ(two.count("point"), 2 * 9);
@@ -325,7 +520,7 @@ TEST(LatencyFigure, APanelPerBatchAndThreadCount) {
   const SvgCheck four = check_svg(draw_latency_figure(sweep({1, 4}, {1, 2}), ""));
   ASSERT_TRUE(four.ok()) << four.error;
   EXPECT_EQ(four.width, 1144);
-  EXPECT_EQ(four.height, 720);  // two rows
+  EXPECT_EQ(four.height, 720);  // two rows of 320 under the heading
   EXPECT_EQ(four.count("panel"), 4);
   EXPECT_EQ(four.count("series"), 4 * 3);
   EXPECT_EQ(four.count("whisker"), 4 * 9);
@@ -356,12 +551,18 @@ TEST_F(CliPePlot, DrawsTheSeedTableInsteadOfPrintingIt) {
   const std::filesystem::path file = scratch() / "pe.svg";
   const Result result = run("pe --kind sinusoidal --d-model 4 --rows 3 --plot " + file.string());
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_EQ(result.out, "");
+  // Not the table: only the dot products behind the figure's second panel.
+  EXPECT_EQ(result.out.rfind("\nPE(pos)\u00b7PE(pos+k) depends only on the offset k", 0), 0u)
+      << result.out;
+  EXPECT_EQ(result.out.find("dim0"), std::string::npos) << result.out;
   EXPECT_EQ(result.err, "");
   const SvgCheck check = check_svg(read_text(file));
   ASSERT_TRUE(check.ok()) << check.error;
   EXPECT_EQ(check.count("cell"), 3 * 4);
-  EXPECT_EQ(check.count("series"), 2);  // d_model 4 has two frequencies
+  // d_model 4 has two frequencies: two curves; and a dot-product curve for each of pos 0, 10, 50.
+  EXPECT_EQ(check.count("series"), 2 + 3);
+  EXPECT_EQ(check.count("shift-panel"), 1);
+  EXPECT_NE(check.text.find("pos 50"), std::string::npos);
   // The seed's hand-computed PE(1, 0) = sin(1) = 0.841 appears as a cell's value.
   EXPECT_NE(check.text.find("position 1, dim 0: 0.8415"), std::string::npos);
 }
@@ -374,7 +575,84 @@ TEST_F(CliPePlot, JsonStillPrintsAndLargeTablesDraw) {
   const SvgCheck check = check_svg(read_text(file));
   ASSERT_TRUE(check.ok()) << check.error;
   EXPECT_EQ(check.count("cell"), 64 * 100);
-  EXPECT_EQ(check.count("series"), 3);
+  EXPECT_EQ(check.count("series"), 3 + 3);
+}
+
+// The closed form of the seed article's property, computed here by hand: with
+// w_i = 10000^(-2i/d), PE(p)·PE(p+k) = sum_{i<d/2} sin(p w_i) sin((p+k) w_i) + cos(p w_i) cos((p+k)
+// w_i) = sum_{i<d/2} cos(k w_i), whatever p.
+double sum_of_cosines(int64_t d_model, int64_t k) {
+  double sum = 0;
+  for (int64_t i = 0; i < d_model / 2; ++i) {
+    sum += std::cos(static_cast<double>(k) / std::pow(10000.0, 2.0 * i / d_model));
+  }
+  return sum;
+}
+
+TEST_F(CliPePlot, SinusoidalDotProductsDependOnlyOnTheOffset) {
+  for (const std::string layout : {"interleaved", "concat"}) {
+    for (int64_t d_model : {16, 64}) {
+      const Result result =
+          run("pe --d-model " + std::to_string(d_model) + " --rows 120 --json --layout " + layout);
+      ASSERT_EQ(result.exit_code, 0) << result.err;
+      const nlohmann::json document = nlohmann::json::parse(result.out);
+      const nlohmann::json& values = document["values"];
+      ASSERT_EQ(values.size(), 120u);
+      double largest_error = 0;
+      for (int64_t pos : {0, 1, 10, 50}) {
+        for (int64_t k : {0, 1, 2, 5, 10, 30, 64}) {
+          double dot = 0;
+          for (int64_t i = 0; i < d_model; ++i) {
+            dot += values[pos][i].get<double>() * values[pos + k][i].get<double>();
+          }
+          EXPECT_NEAR(dot, sum_of_cosines(d_model, k), 1e-5)
+              << layout << " d_model " << d_model << " pos " << pos << " k " << k;
+          largest_error = std::max(largest_error, std::abs(dot - sum_of_cosines(d_model, k)));
+        }
+      }
+      // Not a tolerance that anything passes: the dot products vary with k by whole units.
+      EXPECT_GT(std::abs(sum_of_cosines(d_model, 0) - sum_of_cosines(d_model, 5)), 1.0);
+      // The numbers pe prints for pos 0, 10 and 50 are those dot products too.
+      const nlohmann::json& shift = document["shift_dot_products"];
+      ASSERT_EQ(shift["positions"], nlohmann::json({0, 10, 50}));
+      const nlohmann::json& offsets = shift["offsets"];
+      ASSERT_GE(offsets.size(), 5u);
+      for (size_t o = 0; o < offsets.size(); ++o) {
+        const int64_t k = offsets[o].get<int64_t>();
+        // Printed with 9 significant digits.
+        EXPECT_NEAR(shift["sum_cos"][o].get<double>(), sum_of_cosines(d_model, k), 1e-7);
+        for (size_t p = 0; p < 3; ++p) {
+          EXPECT_NEAR(shift["dots"][p][o].get<double>(), sum_of_cosines(d_model, k), 1e-5)
+              << "pos index " << p << " k " << k;
+        }
+      }
+    }
+  }
+}
+
+TEST_F(CliPePlot, TheTextTablePrintsTheDotProductsAfterThePositions) {
+  const Result result = run("pe --d-model 4 --rows 3");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const size_t table = result.out.find("PE(pos)\u00b7PE(pos+k)");
+  ASSERT_NE(table, std::string::npos) << result.out;
+  EXPECT_LT(result.out.find("dim0"), table);
+  // The row of k = 16: the three dot products, their spread and the closed form.
+  const size_t row = result.out.find("\n     16 ", table);
+  ASSERT_NE(row, std::string::npos) << result.out;
+  double k = 0, pos0 = 0, pos10 = 0, pos50 = 0, spread = 0, closed = 0;
+  ASSERT_EQ(std::sscanf(result.out.c_str() + row, "%lf %lf %lf %lf %lf %lf", &k, &pos0, &pos10,
+                        &pos50, &spread, &closed),
+            6);
+  const double expected = std::cos(16.0) + std::cos(16.0 / 100.0);
+  EXPECT_NEAR(pos0, expected, 2e-6);
+  EXPECT_NEAR(pos10, expected, 2e-6);
+  EXPECT_NEAR(pos50, expected, 2e-6);
+  EXPECT_NEAR(closed, expected, 2e-6);
+  EXPECT_LT(spread, 1e-5);
+  // `none` has no such property to show.
+  const Result none = run("pe --kind none --d-model 4 --rows 3");
+  ASSERT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_EQ(none.out.find("PE(pos)"), std::string::npos);
 }
 
 TEST_F(CliPePlot, BadRequestsExitWithTwo) {
@@ -403,7 +681,10 @@ TEST_F(CliPePlot, BenchDrawsALinePerKindAndPrintsItsTable) {
   const SvgCheck check = check_svg(read_text(file));
   ASSERT_TRUE(check.ok()) << check.error;
   EXPECT_EQ(check.width, 1144);  // a panel per batch size, side by side
-  EXPECT_EQ(check.height, 400);
+  // A row of panels under the heading, whose first note (the CPU's name) may wrap.
+  EXPECT_GE(check.height, 415);
+  EXPECT_LE(check.height, 415 + 2 * 15);
+  EXPECT_NE(check.text.find("latency per batch (ms)"), std::string::npos);
   EXPECT_EQ(check.count("series"), 2 * 3);
   EXPECT_EQ(check.count("point"), 18);
   EXPECT_EQ(check.count("whisker"), 18);

@@ -1,8 +1,10 @@
 // `tinyenc pe`: print a position-encoding table (the seed article's hand-computed example is
 // `tinyenc pe --kind sinusoidal --d-model 4 --rows 3`).
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <iterator>
 #include <numbers>
 #include <string>
 #include <vector>
@@ -31,6 +33,93 @@ struct PeOptions {
 
 // Beyond this the table is not something to print.
 constexpr int64_t kMaxPrintedValues = int64_t{1} << 26;
+
+// The seed article's property of the sinusoidal table: with w_i = base^(-2i/d_model),
+//   PE(pos)·PE(pos+k) = sum_i sin(pos w_i) sin((pos+k) w_i) + cos(pos w_i) cos((pos+k) w_i)
+//                     = sum_{i < d_model/2} cos(k w_i),
+// a function of the offset k alone, whatever pos is (and whichever layout). Shown for a few
+// starting positions, computed from the table the engine adds to the embeddings.
+constexpr int64_t kShiftStarts[] = {0, 10, 50};
+constexpr int64_t kMaxShiftOffset = 64;  // the figure's curves run over k = 0 .. this
+constexpr int64_t kPrintedOffsets[] = {0, 1, 2, 3, 4, 8, 16, 32, 64};
+
+struct ShiftDots {
+  std::vector<double> dots;         // [starts, kMaxShiftOffset + 1], from the engine's table
+  std::vector<double> closed_form;  // [kMaxShiftOffset + 1]: sum_i cos(k w_i)
+  double dot(size_t start, int64_t k) const {
+    return dots[start * (kMaxShiftOffset + 1) + static_cast<size_t>(k)];
+  }
+  // The largest difference between the starting positions at offset k.
+  double spread(int64_t k) const {
+    double low = dot(0, k), high = low;
+    for (size_t s = 1; s < std::size(kShiftStarts); ++s) {
+      low = std::min(low, dot(s, k));
+      high = std::max(high, dot(s, k));
+    }
+    return high - low;
+  }
+};
+
+// Called after table_for has validated the options (a sinusoidal kind, its layout and base).
+ShiftDots shift_dot_products(const PeOptions& options) {
+  const SinusoidalParams params{*parse_sinusoidal_layout(options.layout), options.base};
+  const int64_t d_model = options.d_model;
+  ShiftDots result;
+  std::vector<float> rows(static_cast<size_t>((kMaxShiftOffset + 1) * d_model));
+  for (int64_t start : kShiftStarts) {
+    sinusoidal_rows(params, d_model, start, kMaxShiftOffset + 1, rows.data());
+    for (int64_t k = 0; k <= kMaxShiftOffset; ++k) {
+      double dot = 0;
+      for (int64_t i = 0; i < d_model; ++i) {
+        dot += static_cast<double>(rows[static_cast<size_t>(i)]) *
+               static_cast<double>(rows[static_cast<size_t>(k * d_model + i)]);
+      }
+      result.dots.push_back(dot);
+    }
+  }
+  for (int64_t k = 0; k <= kMaxShiftOffset; ++k) {
+    double sum = 0;
+    for (int64_t i = 0; i < d_model / 2; ++i) {
+      sum += std::cos(
+          static_cast<double>(k) *
+          std::pow(options.base, -2.0 * static_cast<double>(i) / static_cast<double>(d_model)));
+    }
+    result.closed_form.push_back(sum);
+  }
+  return result;
+}
+
+bool has_shift_property(const PeOptions& options) { return options.kind == "sinusoidal"; }
+
+void print_shift_table(const PeOptions& options, OutputSink& sink) {
+  const ShiftDots shift = shift_dot_products(options);
+  std::string out =
+      "\nPE(pos)\u00b7PE(pos+k) depends only on the offset k: for every pos it is "
+      "sum_{i<d_model/2} cos(k w_i), w_i = base^(-2i/d_model)\n      k";
+  char cell[64];
+  for (int64_t start : kShiftStarts) {
+    std::snprintf(cell, sizeof cell, " %10s", ("pos=" + std::to_string(start)).c_str());
+    out += cell;
+  }
+  out += "   spread(pos)  sum cos(k w_i)\n";
+  double largest = 0;
+  for (int64_t k = 0; k <= kMaxShiftOffset; ++k) largest = std::max(largest, shift.spread(k));
+  for (int64_t k : kPrintedOffsets) {
+    std::snprintf(cell, sizeof cell, "%7lld", static_cast<long long>(k));
+    out += cell;
+    for (size_t s = 0; s < std::size(kShiftStarts); ++s) {
+      std::snprintf(cell, sizeof cell, " %10.6f", shift.dot(s, k));
+      out += cell;
+    }
+    std::snprintf(cell, sizeof cell, "   %11.1e  %14.6f\n", shift.spread(k),
+                  shift.closed_form[static_cast<size_t>(k)]);
+    out += cell;
+  }
+  std::snprintf(cell, sizeof cell, "%.1e", largest);
+  out += "largest spread over pos, k = 0.." + std::to_string(kMaxShiftOffset) + ": " + cell +
+         " (float32 table)\n";
+  sink.write(out);
+}
 
 std::vector<float> table_for(const PeOptions& options) {
   // float32 holds 9 significant digits: past 17 decimals printf only prints noise.
@@ -88,7 +177,31 @@ void print_json(const PeOptions& options, const std::vector<float>& values, Outp
     }
     out += "]";
   }
-  out += "\n]}\n";
+  out += "\n]";
+  if (has_shift_property(options)) {
+    // The numbers of print_shift_table: [start][offset] dot products and the closed form.
+    const ShiftDots shift = shift_dot_products(options);
+    const auto number = [](double value) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.9g", value);
+      return std::string(text);
+    };
+    std::string offsets, positions, dots, closed_form;
+    for (int64_t k : kPrintedOffsets) {
+      offsets += (offsets.empty() ? "" : ", ") + std::to_string(k);
+      closed_form +=
+          (closed_form.empty() ? "" : ", ") + number(shift.closed_form[static_cast<size_t>(k)]);
+    }
+    for (size_t s = 0; s < std::size(kShiftStarts); ++s) {
+      positions += (s ? ", " : "") + std::to_string(kShiftStarts[s]);
+      std::string row;
+      for (int64_t k : kPrintedOffsets) row += (row.empty() ? "" : ", ") + number(shift.dot(s, k));
+      dots += (s ? ", [" : "[") + row + "]";
+    }
+    out += ",\n\"shift_dot_products\": {\"offsets\": [" + offsets + "], \"positions\": [" +
+           positions + "],\n  \"dots\": [" + dots + "],\n  \"sum_cos\": [" + closed_form + "]}";
+  }
+  out += "}\n";
   sink.write(out);
 }
 
@@ -158,6 +271,26 @@ void write_plot(const PeOptions& options, const std::vector<float>& values) {
                                                  static_cast<double>(options.d_model)));
     figure.curves.push_back({dimension, label});
   }
+  if (has_shift_property(options)) {
+    const ShiftDots shift = shift_dot_products(options);
+    figure.shift.starts.assign(std::begin(kShiftStarts), std::end(kShiftStarts));
+    figure.shift.max_offset = kMaxShiftOffset;
+    figure.shift.dots = shift.dots;
+    double largest = 0, error = 0;
+    for (int64_t k = 0; k <= kMaxShiftOffset; ++k) {
+      largest = std::max(largest, shift.spread(k));
+      for (size_t s = 0; s < std::size(kShiftStarts); ++s) {
+        error =
+            std::max(error, std::abs(shift.dot(s, k) - shift.closed_form[static_cast<size_t>(k)]));
+      }
+    }
+    char note[200];
+    std::snprintf(note, sizeof note,
+                  "largest spread between the pos curves: %.1e; largest distance from "
+                  "sum_{i<%lld} cos(k w_i): %.1e (float32 table)",
+                  largest, static_cast<long long>(options.d_model / 2), error);
+    figure.shift.note = note;
+  }
   std::string svg;
   try {
     svg = plot::draw_position_encoding_figure(figure);
@@ -192,8 +325,9 @@ RunCommand add_pe_command(CLI::App& root) {
                      {OutputFormat::kText, OutputFormat::kJson, OutputFormat::kCsv});
   command->add_option("--plot", options->plot,
                       "Draw the table into an SVG FILE instead of printing it (curves of three "
-                      "dimensions over the positions and a heatmap; --json, --csv and -o still "
-                      "write the table)");
+                      "dimensions over the positions, for sinusoidal the dot products "
+                      "PE(pos)\u00b7PE(pos+k) over k, and a heatmap; stdout gets only the dot "
+                      "products; --json, --csv and -o still write the table)");
   return [options, rows, positions] {
     if (rows->count() == 0 && positions->count() == 0) throw UsageError("--rows is required");
     const OutputFormat format = options->output.format();
@@ -207,6 +341,11 @@ RunCommand add_pe_command(CLI::App& root) {
       print_csv(*options, values, sink);
     } else if (options->plot.empty() || options->output.path != "-") {
       print_table(*options, values, sink);
+      if (has_shift_property(*options)) print_shift_table(*options, sink);
+    } else if (has_shift_property(*options)) {
+      // The figure goes to its file; the numbers behind its dot-product panel are short enough
+      // to print.
+      print_shift_table(*options, sink);
     }
     sink.commit();
     return 0;

@@ -4,12 +4,18 @@
 #include <cmath>
 #include <cstdio>
 
+#include "tools/tinyenc/plot/text_metrics.h"
+
 namespace tinyenc::plot {
 namespace {
 
 constexpr double kLabelSize = 11;
 constexpr const char* kAxisColor = "#444";
 constexpr const char* kGridColor = "#e3e3e3";
+constexpr double kTitleSize = 15, kTitleLine = 19;
+constexpr double kNoteSize = 11, kNoteLine = 15;
+constexpr double kTitleGap = 4;      // between the title and its notes
+constexpr double kSampleWidth = 30;  // a legend's stretch of line
 
 }  // namespace
 
@@ -150,12 +156,112 @@ void draw_color_legend(SvgDocument& svg, const Box& area,
   }
 }
 
+void draw_marker(SvgDocument& svg, Point centre, MarkerShape shape, double size,
+                 std::string_view color, std::string_view css_class, std::string_view tooltip) {
+  const double r = size / 2, x = centre.x, y = centre.y;
+  switch (shape) {
+    case MarkerShape::kCircle:
+      svg.circle(centre, r, color, css_class, tooltip);
+      return;
+    case MarkerShape::kSquare: {
+      const double h = r * 0.85;  // a square of the circle's area looks as heavy
+      svg.polygon({{x - h, y - h}, {x + h, y - h}, {x + h, y + h}, {x - h, y + h}}, color,
+                  css_class, tooltip);
+      return;
+    }
+    case MarkerShape::kDiamond: {
+      const double h = r * 1.2;
+      svg.polygon({{x, y - h}, {x + h, y}, {x, y + h}, {x - h, y}}, color, css_class, tooltip);
+      return;
+    }
+    case MarkerShape::kTriangleUp:
+    case MarkerShape::kTriangleDown: {
+      const double h = r * 1.25, s = shape == MarkerShape::kTriangleUp ? 1 : -1;
+      svg.polygon({{x, y - s * h}, {x + h, y + s * h * 0.75}, {x - h, y + s * h * 0.75}}, color,
+                  css_class, tooltip);
+      return;
+    }
+    case MarkerShape::kPlus: {
+      const double h = r * 1.2, t = r * 0.4;
+      svg.polygon({{x - t, y - h},
+                   {x + t, y - h},
+                   {x + t, y - t},
+                   {x + h, y - t},
+                   {x + h, y + t},
+                   {x + t, y + t},
+                   {x + t, y + h},
+                   {x - t, y + h},
+                   {x - t, y + t},
+                   {x - h, y + t},
+                   {x - h, y - t},
+                   {x - t, y - t}},
+                  color, css_class, tooltip);
+      return;
+    }
+  }
+}
+
 void draw_legend(SvgDocument& svg, double x, double y, const std::vector<LegendEntry>& entries) {
   for (size_t i = 0; i < entries.size(); ++i) {
+    const LegendEntry& entry = entries[i];
     const double row = y + 18.0 * static_cast<double>(i);
-    svg.rect(x, row - 5, 14, 10, entries[i].color);
-    svg.text(x + 20, row, entries[i].name, {.size = 11, .middle_baseline = true});
+    if (entry.line) {
+      svg.polyline({{x, row}, {x + kSampleWidth, row}}, entry.color, 2, "legend-line", entry.dash);
+      if (entry.with_marker) {
+        draw_marker(svg, {x + kSampleWidth / 2, row}, entry.marker, 7, entry.color);
+      }
+      svg.text(x + kSampleWidth + 6, row, entry.name, {.size = 11, .middle_baseline = true});
+    } else {
+      svg.rect(x, row - 5, 14, 10, entry.color);
+      svg.text(x + 20, row, entry.name, {.size = 11, .middle_baseline = true});
+    }
   }
+}
+
+double legend_width(const std::vector<LegendEntry>& entries) {
+  double widest = 0;
+  for (const LegendEntry& entry : entries) {
+    widest = std::max(widest, (entry.line ? kSampleWidth + 6 : 20) + text_width(entry.name, 11));
+  }
+  return widest;
+}
+
+namespace {
+
+std::vector<std::string> heading_lines(const std::string& text, double size, double width) {
+  return wrap_text(text, size, std::max(width, 10 * size));
+}
+
+}  // namespace
+
+double heading_height(const Heading& heading, double width) {
+  double height = 0;
+  height +=
+      kTitleLine * static_cast<double>(heading_lines(heading.title, kTitleSize, width).size());
+  double notes = 0;
+  for (const std::string& note : heading.notes) {
+    notes += kNoteLine * static_cast<double>(heading_lines(note, kNoteSize, width).size());
+  }
+  if (height > 0 && notes > 0) height += kTitleGap;
+  return height + notes;
+}
+
+double draw_heading(SvgDocument& svg, double x, double top, double width, const Heading& heading) {
+  double y = top;
+  for (const std::string& line : heading_lines(heading.title, kTitleSize, width)) {
+    y += kTitleLine;
+    svg.text(x, y - 4, line, {.size = kTitleSize, .bold = true});
+  }
+  bool first_note = true;
+  for (const std::string& note : heading.notes) {
+    for (const std::string& line : heading_lines(note, kNoteSize, width)) {
+      if (first_note && y > top) y += kTitleGap;
+      first_note = false;
+      y += kNoteLine;
+      svg.text(x, y - 4, line, {.size = kNoteSize, .fill = "#555"});
+    }
+  }
+  return y - top;
 }
 
 }  // namespace tinyenc::plot

@@ -60,11 +60,39 @@ void draw_color_legend(SvgDocument& svg, const Box& area,
                        const std::function<std::string(double)>& color, double low, double high,
                        std::string_view title);
 
-// Series names with their colour swatches, one per line, starting at (x, y).
+// The shape drawn at each point of a series. Lines that lie on top of each other are still told
+// apart by their markers (and dashes), in colour and in grey print alike.
+enum class MarkerShape { kCircle, kSquare, kDiamond, kTriangleUp, kTriangleDown, kPlus };
+
+// One marker centred on `centre`, `size` pixels across, as a <circle> or a <polygon> with
+// `css_class` and, when not empty, a <title> tooltip.
+void draw_marker(SvgDocument& svg, Point centre, MarkerShape shape, double size,
+                 std::string_view color, std::string_view css_class = "",
+                 std::string_view tooltip = "");
+
+// Series names with their colour swatches, one per line, starting at (x, y). An entry with
+// `line` set shows a short stretch of its series instead: the line with its dash and marker.
 struct LegendEntry {
   std::string name;
   std::string color;
+  bool line = false;
+  std::string dash = "";  // stroke-dasharray, "" for solid
+  MarkerShape marker = MarkerShape::kCircle;
+  bool with_marker = true;
 };
 void draw_legend(SvgDocument& svg, double x, double y, const std::vector<LegendEntry>& entries);
+// Width draw_legend takes for `entries`.
+double legend_width(const std::vector<LegendEntry>& entries);
+
+// A figure's heading: a bold title and smaller grey notes under it, each wrapped to `width`,
+// never cut: a long title takes two lines or more and what is drawn below moves down.
+struct Heading {
+  std::string title;
+  std::vector<std::string> notes;  // empty ones are left out
+};
+// Height of the heading wrapped to `width`, from its top to below its last line.
+double heading_height(const Heading& heading, double width);
+// Draws the heading with its top-left corner at (x, top); returns heading_height.
+double draw_heading(SvgDocument& svg, double x, double top, double width, const Heading& heading);
 
 }  // namespace tinyenc::plot

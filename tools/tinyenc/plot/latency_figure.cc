@@ -14,7 +14,8 @@ namespace tinyenc::plot {
 namespace {
 
 constexpr double kLeft = 80;
-constexpr double kTop = 80;
+constexpr double kHeadingTop = 11;
+constexpr double kBelowHeading = 16;
 constexpr double kPlotWidth = 400;
 constexpr double kPlotHeight = 240;
 constexpr double kColumnGap = 90;   // room for the next panel's y-axis labels and title
@@ -70,25 +71,47 @@ std::string draw_latency_figure(const std::vector<LatencyMeasurement>& measureme
     return text;
   };
 
+  bool every_batch_one = true;
+  for (const PanelKey& panel : panels) every_batch_one = every_batch_one && panel.batch == 1;
+
   const size_t columns = std::min(panels.size(), kColumns);
   const size_t rows = (panels.size() + columns - 1) / columns;
   const double width =
       kLeft + static_cast<double>(columns) * (kPlotWidth + kColumnGap) - kColumnGap + kLegendWidth;
-  const double height = kTop + static_cast<double>(rows) * (kPanelTitle + kPlotHeight + kBelow);
-  SvgDocument svg(static_cast<int>(width), static_cast<int>(height));
-  svg.text(20, 26, "Latency against sequence length, by position encoding",
-           {.size = 15, .bold = true});
+  Heading heading;
+  heading.title = "Latency against sequence length, by position encoding";
+  heading.notes.push_back(subtitle);
   std::string fixed = describe(panels[0], false);
   fixed += (fixed.empty() ? "" : "; ");
   fixed += "line: median (p50), whiskers: min to p99; log-log axes";
-  svg.text(20, 44, fit_text(subtitle, 11, width - 40), {.size = 11, .fill = "#555"});
-  svg.text(20, 59, fit_text(fixed, 11, width - 40), {.size = 11, .fill = "#555"});
+  if (panels.size() > 1) fixed += "; the panels share both axes";
+  heading.notes.push_back(fixed);
+  // bench times one forward pass of the whole [batch, seq] input: with batch > 1 that is the
+  // batch's latency, not a sequence's.
+  heading.notes.push_back(every_batch_one
+                              ? "latency: one forward pass of one sequence (batch 1)"
+                              : "latency: one forward pass of the whole batch (batch \u00d7 "
+                                "sequence length tokens), not per sequence");
+  const double top = kHeadingTop + heading_height(heading, width - 40) + kBelowHeading;
+  const double height = top + static_cast<double>(rows) * (kPanelTitle + kPlotHeight + kBelow);
+  SvgDocument svg(static_cast<int>(width), static_cast<int>(std::ceil(height)));
+  draw_heading(svg, 20, kHeadingTop, width - 40, heading);
+
+  // One y range for every panel, so that panels compare at a glance.
+  double y_low = 0, y_high = 0;
+  for (const LatencyMeasurement& m : measurements) {
+    for (double value : {m.p50_ms, m.min_ms, m.p99_ms}) {
+      if (!(value > 0) || !std::isfinite(value)) continue;
+      y_low = y_low > 0 ? std::min(y_low, value) : value;
+      y_high = std::max(y_high, value);
+    }
+  }
 
   for (size_t p = 0; p < panels.size(); ++p) {
     const PanelKey& panel = panels[p];
     const double column = static_cast<double>(p % columns), row = static_cast<double>(p / columns);
     const Box area{kLeft + column * (kPlotWidth + kColumnGap),
-                   kTop + kPanelTitle + row * (kPanelTitle + kPlotHeight + kBelow), kPlotWidth,
+                   top + kPanelTitle + row * (kPanelTitle + kPlotHeight + kBelow), kPlotWidth,
                    kPlotHeight};
     const std::string title = describe(panel, true);
     svg.open_group("panel");
@@ -108,6 +131,9 @@ std::string draw_latency_figure(const std::vector<LatencyMeasurement>& measureme
       Series one;
       one.name = kind;
       one.color = position_encoding_color(kind);
+      const SeriesStyle style = position_encoding_style(kind);
+      one.marker = style.marker;
+      one.dash = style.dash;
       for (const LatencyMeasurement* m : points) {
         const double seq = static_cast<double>(m->seq);
         one.points.push_back({seq, m->p50_ms});
@@ -127,15 +153,22 @@ std::string draw_latency_figure(const std::vector<LatencyMeasurement>& measureme
       axes.x_high = axes.x_ticks.back() * 1.2;
     }
     axes.x_title = "sequence length (tokens)";
-    axes.y_title = "latency (ms)";
+    axes.y_title = every_batch_one ? "latency per sequence (ms)" : "latency per batch (ms)";
     axes.log_x = axes.log_y = true;
+    if (y_high > 0) {
+      axes.y_low = y_low;
+      axes.y_high = y_high;
+    }
     draw_line_chart(svg, area, series, axes);
     svg.close_group();
   }
 
   std::vector<LegendEntry> legend;
-  for (const std::string& kind : kinds) legend.push_back({kind, position_encoding_color(kind)});
-  draw_legend(svg, width - kLegendWidth + 24, kTop + kPanelTitle + 8, legend);
+  for (const std::string& kind : kinds) {
+    const SeriesStyle style = position_encoding_style(kind);
+    legend.push_back({kind, position_encoding_color(kind), true, style.dash, style.marker});
+  }
+  draw_legend(svg, width - kLegendWidth + 24, top + kPanelTitle + 8, legend);
   return svg.document();
 }
 

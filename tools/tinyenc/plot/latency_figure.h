@@ -1,11 +1,14 @@
 // The picture of `tinyenc bench --plot`: latency against sequence length, a line per
 // position-encoding kind (median, with min..p99 whiskers), on log-log axes. A sweep that also
 // varies the model, the batch size or the thread count gets a panel per combination, in two
-// columns, each titled with what changed.
+// columns, each titled with what changed. The panels share one y scale (and the x values of
+// the sweep), so that a panel's lines can be held against another's. The latency is what bench
+// times: one forward pass of the whole [batch, seq] input, which the y axis and the heading say
+// (per batch, or per sequence when every batch is 1).
 //
-// The size is fixed by the number of panels, so a figure can be laid beside another: one panel
-// is 654 x 400 pixels; each further column adds 490 pixels of width, each further row 320 of
-// height.
+// The width is fixed by the number of columns, so a figure can be laid beside another: one
+// column is 654 pixels wide, each further one adds 490. Each row of panels is 320 pixels high,
+// below a heading whose notes wrap (never cut) to the width.
 #pragma once
 
 #include <cstdint>

@@ -26,6 +26,43 @@ std::string point_tooltip(const std::string& name, Point point) {
 
 }  // namespace
 
+SeriesStyle series_style(size_t index) {
+  static const SeriesStyle kStyles[] = {
+      {MarkerShape::kCircle, ""},          {MarkerShape::kSquare, "7 3"},
+      {MarkerShape::kTriangleUp, "2 3"},   {MarkerShape::kDiamond, "9 3 2 3"},
+      {MarkerShape::kTriangleDown, "4 2"}, {MarkerShape::kPlus, "1 3"}};
+  return kStyles[index % std::size(kStyles)];
+}
+
+SeriesStyle position_encoding_style(std::string_view name) {
+  const std::string_view kind = name.substr(0, name.find(' '));
+  static constexpr std::string_view kKinds[] = {"none", "sinusoidal", "learned",
+                                                "rope", "alibi",      "relative"};
+  for (size_t i = 0; i < std::size(kKinds); ++i) {
+    if (kind == kKinds[i]) return series_style(i);
+  }
+  return {MarkerShape::kCircle, "3 3"};
+}
+
+LegendEntry legend_entry(const Series& series) {
+  return {series.name, series.color, true, series.dash, series.marker, series.markers};
+}
+
+Interval y_data_range(const std::vector<Series>& series, bool log) {
+  Extent extent;
+  const auto add = [&](double value) {
+    if (std::isfinite(value) && (!log || value > 0)) extent.add(value);
+  };
+  for (const Series& one : series) {
+    for (const Point& point : one.points) add(point.y);
+    for (const Interval& whisker : one.whiskers) {
+      add(whisker.low);
+      add(whisker.high);
+    }
+  }
+  return extent.empty() ? Interval{} : Interval{extent.low, extent.high};
+}
+
 void draw_line_chart(SvgDocument& svg, const Box& area, const std::vector<Series>& series,
                      const LineChartAxes& axes) {
   Extent x_extent, y_extent;
@@ -107,13 +144,26 @@ void draw_line_chart(SvgDocument& svg, const Box& area, const std::vector<Series
                     {centre + 3, high}},
                    one.color, 1.2, "whisker");
     }
-    svg.polyline(pixels, one.color, 2, "series");
+    svg.polyline(pixels, one.color, 2, "series", one.dash);
     if (!one.markers) continue;
     for (size_t i = 0; i < pixels.size(); ++i) {
-      svg.circle(
-          pixels[i], 3.5, one.color, "point",
+      draw_marker(
+          svg, pixels[i], one.marker, 7, one.color, "point",
           i < one.tooltips.size() ? one.tooltips[i] : point_tooltip(one.name, one.points[i]));
     }
+  }
+
+  if (!axes.label_line_ends) return;
+  std::vector<double> placed;  // the y of each name drawn
+  for (const Series& one : series) {
+    if (one.points.empty()) continue;
+    const Point last{x(to_x(one.points.back().x)), y(to_y(one.points.back().y))};
+    const bool collides = std::any_of(placed.begin(), placed.end(),
+                                      [&](double other) { return std::abs(other - last.y) < 12; });
+    if (collides) continue;
+    placed.push_back(last.y);
+    svg.text(last.x + 8, last.y, one.name,
+             {.size = 10, .middle_baseline = true, .fill = one.color});
   }
 }
 

@@ -19,8 +19,11 @@ constexpr double kWidth = 760;
 constexpr double kLeft = 70;
 constexpr double kPlotWidth = 520;
 constexpr double kLegendLeft = kLeft + kPlotWidth + 16;
-constexpr double kCurvesTop = 60;
+constexpr double kHeadingTop = 11;
 constexpr double kCurvesHeight = 220;
+constexpr double kShiftHeight = 200;
+constexpr double kPanelTitle = 26;  // a panel's title above its plot area
+constexpr double kBelowPlot = 50;   // x-axis labels and title under a plot area
 // Per-cell tooltips only while the file stays small.
 constexpr int64_t kMaxTooltipCells = 4096;
 
@@ -43,6 +46,14 @@ std::string draw_position_encoding_figure(const PositionEncodingFigure& figure) 
       throw std::invalid_argument("position encoding figure: curve dimension out of range");
     }
   }
+  const ShiftDotProducts& shift = figure.shift;
+  const bool shift_panel = !shift.starts.empty();
+  if (shift_panel &&
+      (shift.max_offset < 1 ||
+       shift.dots.size() != shift.starts.size() * static_cast<size_t>(shift.max_offset + 1))) {
+    throw std::invalid_argument(
+        "position encoding figure: dot products do not match starts x (max_offset + 1)");
+  }
 
   // The heatmap fills the plot width; positions run down, as rows of the table.
   const double cell_width = std::min(kPlotWidth / static_cast<double>(d_model), 40.0);
@@ -63,20 +74,30 @@ std::string draw_position_encoding_figure(const PositionEncodingFigure& figure) 
       return std::string(buffer);
     };
   }
-  const double heatmap_top = kCurvesTop + kCurvesHeight + 90;
-  const double height = heatmap_top + heatmap.height() + 60;
-
-  double widest_label = 0;
-  for (const PositionEncodingCurve& curve : figure.curves) {
-    widest_label = std::max(widest_label, text_width(curve.label, 11));
+  std::vector<LegendEntry> legend;
+  for (size_t i = 0; i < figure.curves.size(); ++i) {
+    legend.push_back({figure.curves[i].label, series_color(i)});
   }
-  const double width = std::max(kWidth, kLegendLeft + 20 + widest_label + 20);
+  const double width = std::max(kWidth, kLegendLeft + legend_width(legend) + 20);
+  Heading heading{figure.title, {figure.note}};
+  if (shift_panel) heading.notes.push_back("each panel has its own y axis");
+  const double curves_top = kHeadingTop + heading_height(heading, width - 40) + 12 + kPanelTitle;
+  const double shift_top = curves_top + kCurvesHeight + kBelowPlot + kPanelTitle;
+  const std::vector<std::string> shift_note =
+      shift_panel ? wrap_text(shift.note, 11, width - kLeft - 20) : std::vector<std::string>{};
+  const double shift_note_height = 15.0 * static_cast<double>(shift_note.size());
+  const double heatmap_top =
+      (shift_panel ? shift_top + kShiftHeight + kBelowPlot + shift_note_height
+                   : curves_top + kCurvesHeight + kBelowPlot) +
+      40;
+  const double height = heatmap_top + heatmap.height() + 60;
   SvgDocument svg(static_cast<int>(std::ceil(width)), static_cast<int>(std::ceil(height)));
-  svg.text(20, 26, figure.title, {.size = 15, .bold = true});
+  draw_heading(svg, 20, kHeadingTop, width - 40, heading);
 
   // Curves over positions, one per chosen dimension.
+  svg.text(kLeft, curves_top - 10, "a few dimensions over the positions",
+           {.size = 12, .bold = true});
   std::vector<Series> series;
-  std::vector<LegendEntry> legend;
   for (size_t i = 0; i < figure.curves.size(); ++i) {
     Series one;
     one.name = figure.curves[i].label;
@@ -87,7 +108,6 @@ std::string draw_position_encoding_figure(const PositionEncodingFigure& figure) 
           {static_cast<double>(pos),
            figure.values[static_cast<size_t>(pos * d_model + figure.curves[i].dimension)]});
     }
-    legend.push_back({one.name, one.color});
     series.push_back(std::move(one));
   }
   LineChartAxes axes;
@@ -98,8 +118,47 @@ std::string draw_position_encoding_figure(const PositionEncodingFigure& figure) 
   axes.y_low = -1;
   axes.y_high = 1;
   axes.integer_x = true;
-  draw_line_chart(svg, {kLeft, kCurvesTop, kPlotWidth, kCurvesHeight}, series, axes);
-  draw_legend(svg, kLegendLeft, kCurvesTop + 8, legend);
+  draw_line_chart(svg, {kLeft, curves_top, kPlotWidth, kCurvesHeight}, series, axes);
+  draw_legend(svg, kLegendLeft, curves_top + 8, legend);
+
+  if (shift_panel) {
+    svg.open_group("shift-panel");
+    svg.text(kLeft, shift_top - 10,
+             "PE(pos)\u00b7PE(pos+k) depends only on the offset k: a curve per pos, on top of "
+             "each other",
+             {.size = 12, .bold = true});
+    std::vector<Series> dots;
+    std::vector<LegendEntry> dot_legend;
+    for (size_t s = 0; s < shift.starts.size(); ++s) {
+      Series one;
+      one.name = "pos " + std::to_string(shift.starts[s]);
+      one.color = series_color(s);
+      const SeriesStyle style = series_style(s);
+      one.marker = style.marker;
+      one.dash = style.dash;
+      one.markers = shift.max_offset <= 40;
+      for (int64_t k = 0; k <= shift.max_offset; ++k) {
+        const double dot =
+            shift.dots[s * static_cast<size_t>(shift.max_offset + 1) + static_cast<size_t>(k)];
+        one.points.push_back({static_cast<double>(k), dot});
+      }
+      dot_legend.push_back(legend_entry(one));
+      dots.push_back(std::move(one));
+    }
+    LineChartAxes dot_axes;
+    dot_axes.x_title = "offset k";
+    dot_axes.y_title = "PE(pos)\u00b7PE(pos+k)";
+    dot_axes.x_low = 0;
+    dot_axes.x_high = static_cast<double>(shift.max_offset);
+    dot_axes.integer_x = true;
+    draw_line_chart(svg, {kLeft, shift_top, kPlotWidth, kShiftHeight}, dots, dot_axes);
+    draw_legend(svg, kLegendLeft, shift_top + 8, dot_legend);
+    for (size_t line = 0; line < shift_note.size(); ++line) {
+      svg.text(kLeft, shift_top + kShiftHeight + kBelowPlot + 4 + 15.0 * static_cast<double>(line),
+               shift_note[line], {.size = 11, .fill = "#555"});
+    }
+    svg.close_group();
+  }
 
   // The table.
   svg.text(kLeft, heatmap_top - 14, "the table: positions (rows) x dimensions (columns)",

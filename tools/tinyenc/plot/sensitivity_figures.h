@@ -15,12 +15,16 @@ struct ModelSensitivity {
   std::vector<double> layer_distances;  // mean per layer, 0 (embeddings) .. L
 };
 
-// Bars of mean cosine distance, one per model (<rect class="bar">).
+// Bars of mean cosine distance, one per model (<rect class="bar">). `notes` are further lines
+// under the subtitle (caveats such as how reorderings were aligned); like the title, they wrap.
 std::string draw_sensitivity_summary(const std::vector<ModelSensitivity>& models,
-                                     const std::string& subtitle);
+                                     const std::string& subtitle,
+                                     const std::vector<std::string>& notes = {});
 
-// Mean distance per layer, one line per model (<polyline class="series">).
+// Mean distance per layer, one line per model (<polyline class="series">), each with the marker
+// and dash of its PE kind.
 std::string draw_layer_distances(const std::vector<ModelSensitivity>& models,
-                                 const std::string& subtitle);
+                                 const std::string& subtitle,
+                                 const std::vector<std::string>& notes = {});
 
 }  // namespace tinyenc::plot

@@ -104,21 +104,39 @@ void SvgDocument::line(Point from, Point to, std::string_view stroke, double str
           "");
 }
 
-void SvgDocument::polyline(const std::vector<Point>& points, std::string_view stroke,
-                           double stroke_width, std::string_view css_class) {
+namespace {
+
+std::string coordinates_of(const std::vector<Point>& points) {
   std::string coordinates;
   for (const Point& point : points) {
     if (!coordinates.empty()) coordinates += ' ';
     coordinates += svg_number(point.x) + "," + svg_number(point.y);
   }
+  return coordinates;
+}
+
+}  // namespace
+
+void SvgDocument::polyline(const std::vector<Point>& points, std::string_view stroke,
+                           double stroke_width, std::string_view css_class, std::string_view dash) {
   element("polyline",
-          {{"points", coordinates},
+          {{"points", coordinates_of(points)},
            {"fill", "none"},
            {"stroke", std::string(stroke)},
            {"stroke-width", svg_number(stroke_width)},
            {"stroke-linejoin", "round"},
+           {"stroke-dasharray", std::string(dash)},
            {"class", std::string(css_class)}},
           "");
+}
+
+void SvgDocument::polygon(const std::vector<Point>& points, std::string_view fill,
+                          std::string_view css_class, std::string_view tooltip) {
+  element("polygon",
+          {{"points", coordinates_of(points)},
+           {"fill", std::string(fill)},
+           {"class", std::string(css_class)}},
+          tooltip);
 }
 
 void SvgDocument::circle(Point centre, double radius, std::string_view fill,
@@ -171,8 +189,9 @@ std::string SvgDocument::document() const {
   const std::string w = std::to_string(width_), h = std::to_string(height_);
   return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
          "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
-         w + "\" height=\"" + h + "\" viewBox=\"0 0 " + w + " " + h +
-         "\" font-family=\"sans-serif\">\n"
+         w + "\" height=\"" + h + "\" viewBox=\"0 0 " + w + " " + h + "\" font-family=\"" +
+         std::string(kFontFamily) +
+         "\">\n"
          "<rect x=\"0\" y=\"0\" width=\"" +
          w + "\" height=\"" + h + "\" fill=\"#ffffff\"/>\n" + body_ + "</svg>\n";
 }

@@ -10,6 +10,15 @@
 
 namespace tinyenc::plot {
 
+// The font families every document asks for, on its root <svg>: fonts with Chinese glyphs first
+// (Debian's fonts-noto-cjk and fonts-wqy-microhei, Adobe's name for Noto's, macOS's and
+// Windows's), the generic sans-serif last. Naming only sans-serif shows Chinese labels as boxes
+// wherever the default sans font has no Chinese glyphs. Quoted with ' so that it sits inside a
+// "-quoted attribute as it is.
+inline constexpr std::string_view kFontFamily =
+    "'Noto Sans CJK SC', 'WenQuanYi Micro Hei', 'Source Han Sans SC', 'PingFang SC', "
+    "'Microsoft YaHei', sans-serif";
+
 // `text` with &, <, >, " and ' replaced by entities, safe inside elements and quoted attributes.
 // UTF-8 passes through unchanged: SVG is UTF-8 and Chinese labels need nothing special.
 std::string xml_escape(std::string_view text);
@@ -45,8 +54,12 @@ class SvgDocument {
             std::string_view css_class = "", std::string_view tooltip = "");
   void line(Point from, Point to, std::string_view stroke, double stroke_width = 1,
             std::string_view dash = "");
+  // `dash` is a stroke-dasharray ("6 3"); empty draws a solid line.
   void polyline(const std::vector<Point>& points, std::string_view stroke, double stroke_width,
-                std::string_view css_class = "");
+                std::string_view css_class = "", std::string_view dash = "");
+  // A closed shape filled with `fill` (markers: squares, diamonds, triangles).
+  void polygon(const std::vector<Point>& points, std::string_view fill,
+               std::string_view css_class = "", std::string_view tooltip = "");
   void circle(Point centre, double radius, std::string_view fill, std::string_view css_class = "",
               std::string_view tooltip = "");
   void text(double x, double y, std::string_view content, const TextStyle& style = {});

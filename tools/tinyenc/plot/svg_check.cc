@@ -3,7 +3,10 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <cstdint>
 #include <memory>
 
 namespace tinyenc::plot {
@@ -23,14 +26,32 @@ std::string attribute(xmlNode* node, const char* name) {
   return text;
 }
 
-void visit(xmlNode* node, SvgCheck& result) {
+// The character data inside `node`, its descendants' included.
+std::string content_of(xmlNode* node) {
+  xmlChar* content = xmlNodeGetContent(node);
+  if (!content) return "";
+  std::string text(reinterpret_cast<const char*>(content));
+  xmlFree(content);
+  return text;
+}
+
+// `inherited_font` is the font-family in effect around `node` (the nearest ancestor's).
+void visit(xmlNode* node, SvgCheck& result, const std::string& inherited_font) {
   for (; node; node = node->next) {
     if (node->type == XML_ELEMENT_NODE) {
       ++result.elements;
       if (xmlHasProp(node, reinterpret_cast<const xmlChar*>("class"))) {
         ++result.classes[attribute(node, "class")];
       }
-      visit(node->children, result);
+      std::string font = attribute(node, "font-family");
+      if (font.empty()) font = inherited_font;
+      if (std::string_view(reinterpret_cast<const char*>(node->name)) == "text") {
+        const std::string content = content_of(node);
+        if (has_cjk(content) && !names_cjk_font(font)) {
+          result.cjk_text_without_cjk_font.push_back(content);
+        }
+      }
+      visit(node->children, result, font);
     } else if (node->type == XML_TEXT_NODE && node->content) {
       result.text += reinterpret_cast<const char*>(node->content);
     }
@@ -42,6 +63,49 @@ struct FreeDocument {
 };
 
 }  // namespace
+
+bool has_cjk(std::string_view text) {
+  // A small UTF-8 decoder: ill-formed bytes are skipped, they are no CJK character either way.
+  for (size_t i = 0; i < text.size();) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    const int length = byte < 0x80           ? 1
+                       : (byte >> 5) == 0x6  ? 2
+                       : (byte >> 4) == 0xE  ? 3
+                       : (byte >> 3) == 0x1E ? 4
+                                             : 1;
+    if (length == 1 || i + static_cast<size_t>(length) > text.size()) {
+      ++i;
+      continue;
+    }
+    uint32_t c = byte & (0x7Fu >> length);
+    for (int k = 1; k < length; ++k)
+      c = (c << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+    i += static_cast<size_t>(length);
+    if ((c >= 0x2E80 && c <= 0x9FFF) ||    // radicals, CJK punctuation, kana, ideographs
+        (c >= 0xAC00 && c <= 0xD7AF) ||    // hangul syllables
+        (c >= 0xF900 && c <= 0xFAFF) ||    // compatibility ideographs
+        (c >= 0xFF00 && c <= 0xFFEF) ||    // full-width forms
+        (c >= 0x20000 && c <= 0x3FFFF)) {  // ideographs of the supplementary planes
+      return true;
+    }
+  }
+  return false;
+}
+
+bool names_cjk_font(std::string_view font_family) {
+  static constexpr std::string_view kCjkFamilies[] = {
+      "noto sans cjk", "noto serif cjk", "source han sans",  "source han serif",
+      "wenquanyi",     "pingfang",       "hiragino sans gb", "microsoft yahei",
+      "simhei",        "simsun",         "noto sans sc",     "droid sans fallback",
+      "ar pl"};
+  std::string lower(font_family);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  for (std::string_view family : kCjkFamilies) {
+    if (lower.find(family) != std::string::npos) return true;
+  }
+  return false;
+}
 
 SvgCheck check_svg(std::string_view document) {
   SvgCheck result;
@@ -83,7 +147,7 @@ SvgCheck check_svg(std::string_view document) {
     result.error = "viewBox is not '" + view_box + "'";
     return result;
   }
-  visit(root, result);
+  visit(root, result, "");
   // visit() walks the root's siblings too: comments and the like, never a second element (the
   // parser refuses that), so the count is the document's elements.
   return result;

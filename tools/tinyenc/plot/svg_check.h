@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tinyenc::plot {
 
@@ -16,6 +17,10 @@ struct SvgCheck {
   int elements = 0;
   std::map<std::string, int> classes;  // class attribute value -> elements with it
   std::string text;                    // all character data, concatenated (entities decoded)
+  // The <text> elements holding Chinese, Japanese or Korean characters whose font-family (their
+  // own, or the nearest ancestor's) names no font known to have those glyphs: a renderer whose
+  // default sans-serif lacks them draws boxes. Their contents, in document order.
+  std::vector<std::string> cjk_text_without_cjk_font;
 
   bool ok() const { return error.empty(); }
   int count(const std::string& css_class) const {
@@ -25,5 +30,12 @@ struct SvgCheck {
 };
 
 SvgCheck check_svg(std::string_view document);
+
+// Whether `text` (UTF-8) holds a CJK ideograph, kana, hangul or full-width form.
+bool has_cjk(std::string_view text);
+
+// Whether a CSS font-family list names a font with Chinese glyphs (Noto Sans CJK, Source Han
+// Sans, WenQuanYi, PingFang, Microsoft YaHei, ...).
+bool names_cjk_font(std::string_view font_family);
 
 }  // namespace tinyenc::plot

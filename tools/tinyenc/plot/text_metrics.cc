@@ -53,6 +53,61 @@ double text_width(std::string_view text, double font_size) {
   return em * font_size;
 }
 
+std::vector<std::string> wrap_text(std::string_view text, double font_size, double max_width) {
+  // Pieces that stay together: a run of narrow non-space characters (a word), one wide
+  // character, or one space.
+  struct Piece {
+    std::string bytes;
+    bool space = false;
+  };
+  std::vector<Piece> pieces;
+  bool word_open = false;
+  for_each_code_point(text, [&](UChar32 c, std::string_view bytes) {
+    const bool space = c == ' ' || c == '\t' || c == '\n' || c == 0x3000;
+    const bool wide = columns_of(c) == 2 && !space;
+    if (space || wide || !word_open)
+      pieces.push_back({std::string(bytes), space});
+    else
+      pieces.back().bytes += bytes;
+    word_open = !space && !wide;
+  });
+
+  std::vector<std::string> lines;
+  std::string line;
+  double width = 0;
+  const auto finish_line = [&] {
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    if (!line.empty()) lines.push_back(line);
+    line.clear();
+    width = 0;
+  };
+  for (const Piece& piece : pieces) {
+    if (piece.space) {
+      if (!line.empty()) {
+        line += ' ';
+        width += text_width(" ", font_size);
+      }
+      continue;
+    }
+    const double advance = text_width(piece.bytes, font_size);
+    if (!line.empty() && width + advance > max_width) finish_line();
+    if (!line.empty() || advance <= max_width) {
+      line += piece.bytes;
+      width += advance;
+      continue;
+    }
+    // A word wider than a whole line: broken between its characters.
+    for_each_code_point(piece.bytes, [&](UChar32, std::string_view bytes) {
+      const double step = text_width(bytes, font_size);
+      if (!line.empty() && width + step > max_width) finish_line();
+      line += bytes;
+      width += step;
+    });
+  }
+  finish_line();
+  return lines;
+}
+
 std::string fit_text(std::string_view text, double font_size, double max_width) {
   if (text_width(text, font_size) <= max_width) return std::string(text);
   const std::string ellipsis = "\u2026";

@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tinyenc::plot {
 
@@ -14,6 +15,11 @@ int display_columns(std::string_view text);
 // Estimated width in pixels at `font_size` in a sans-serif font: about 0.6 em per narrow
 // character and 1 em per wide one. Generous rather than tight, so labels do not overlap.
 double text_width(std::string_view text, double font_size);
+
+// `text` broken into lines of at most `max_width` pixels: at spaces (which are dropped at the
+// breaks), between wide (CJK) characters, which need no space to break, and inside a word only
+// when the word alone is wider than a line. Nothing is left out; "" gives no lines.
+std::vector<std::string> wrap_text(std::string_view text, double font_size, double max_width);
 
 // `text` cut at a character boundary so that it fits `max_width` pixels, ending in "…" when cut.
 std::string fit_text(std::string_view text, double font_size, double max_width);
