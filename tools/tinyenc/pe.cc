@@ -196,7 +196,7 @@ void print_json(const PeOptions& options, const std::vector<float>& values, Outp
       positions += (s ? ", " : "") + std::to_string(kShiftStarts[s]);
       std::string row;
       for (int64_t k : kPrintedOffsets) row += (row.empty() ? "" : ", ") + number(shift.dot(s, k));
-      dots += (s ? ", [" : "[") + row + "]";
+      dots += (s ? ",\n    [" : "\n    [") + row + "]";
     }
     out += ",\n\"shift_dot_products\": {\"offsets\": [" + offsets + "], \"positions\": [" +
            positions + "],\n  \"dots\": [" + dots + "],\n  \"sum_cos\": [" + closed_form + "]}";
