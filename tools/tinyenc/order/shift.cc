@@ -252,7 +252,9 @@ std::string shift_table(const ShiftReport& report) {
   }
   if (any_partial) {
     out +=
-        "(n/N): only n of the N sentences fit the learned table at this K; the value is theirs\n";
+        "(n/N): only n of the N sentences fit the learned table at this K; the value is "
+        "theirs.\n";
+    if (!any_cannot) out += "The others: " + first_reason + "\n";
   }
   return out;
 }
