@@ -158,7 +158,7 @@ void Encoder::prepare(const EncoderInput& input) {
   check_input(input);
   compute_positions();
   compute_key_bias();
-  position_encoding_->prepare(seq_);
+  position_encoding_->prepare(seq_, position_offset_);
   int64_t attention = batch_ * seq_ * seq_;
   if (packed_) {
     attention = 0;
@@ -171,6 +171,11 @@ void Encoder::prepare(const EncoderInput& input) {
 
 void Encoder::check_input(const EncoderInput& input) {
   const int64_t batch = input.batch;
+  if (input.position_offset < 0 || input.position_offset > kMaxPositionOffset) {
+    throw std::out_of_range("position offset " + std::to_string(input.position_offset) +
+                            " is outside [0, " + std::to_string(kMaxPositionOffset) + "]");
+  }
+  position_offset_ = input.position_offset;
   packed_ = input.packed;
   if (packed_) {
     if (batch <= 0 || input.ids == nullptr || input.lengths == nullptr) {
@@ -223,9 +228,11 @@ void Encoder::compute_positions() {
   position_ids_.resize(static_cast<size_t>(rows_));
   const int64_t padding_idx = config_.position_encoding.padding_idx;
   if (packed_) {
-    packed_position_ids(lengths_.data(), batch_, padding_idx, position_ids_.data());
+    packed_position_ids(lengths_.data(), batch_, padding_idx, position_ids_.data(),
+                        position_offset_);
   } else {
-    position_ids(lengths_.data(), batch_, seq_, padding_idx, position_ids_.data());
+    position_ids(lengths_.data(), batch_, seq_, padding_idx, position_ids_.data(),
+                 position_offset_);
   }
 }
 

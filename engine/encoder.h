@@ -36,7 +36,18 @@ struct EncoderInput {
   const int32_t* lengths = nullptr;      // [batch], each in [1, seq]; null: all seq (padded only)
   const int32_t* token_types = nullptr;  // as ids, or null (all type 0)
   bool packed = false;
+  // K >= 0 added to every real token's position id, in either layout: the sequences are numbered
+  // as if they began K tokens later. The shift-invariance experiment: sinusoidal adds PE(pos + K),
+  // learned adds table row pos + K (std::out_of_range past the table), RoPE rotates by pos + K, so
+  // q.k, which depends on (pos + K) - (pos' + K) only, moves by float rounding of the angles;
+  // ALiBi and T5 relative depend on i - j alone and give bit-identical outputs. At most
+  // kMaxPositionOffset.
+  int64_t position_offset = 0;
 };
+
+// The largest EncoderInput::position_offset: the sinusoidal and RoPE tables hold every row up to
+// seq + K, and at 2^16 a float32 angle is already only good to ~4e-3 radians.
+inline constexpr int64_t kMaxPositionOffset = int64_t{1} << 16;
 
 struct ForwardOptions {
   bool layer_hidden_states = false;      // keep the input of every layer and the final output
@@ -113,6 +124,7 @@ class Encoder {
   // The batch in flight.
   int64_t batch_ = 0, seq_ = 0, rows_ = 0;
   bool packed_ = false;
+  int64_t position_offset_ = 0;
   std::vector<int32_t> lengths_;       // [B]
   std::vector<int64_t> starts_;        // [B]: each sequence's first row
   std::vector<SequenceRun> runs_;      // packed: runs of equal lengths

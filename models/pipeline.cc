@@ -54,6 +54,15 @@ Pipeline::Pipeline(const std::filesystem::path& model_dir, const PipelineOptions
     encoder_config.pooling = *options.pooling;
   }
   encoder_ = std::make_unique<Encoder>(encoder_config, model_.weights);
+  set_position_offset(options.position_offset);
+}
+
+void Pipeline::set_position_offset(int64_t position_offset) {
+  if (position_offset < 0 || position_offset > kMaxPositionOffset) {
+    throw std::out_of_range("position offset " + std::to_string(position_offset) +
+                            " is outside [0, " + std::to_string(kMaxPositionOffset) + "]");
+  }
+  options_.position_offset = position_offset;
 }
 
 std::string Pipeline::label_name(int64_t label) const {
@@ -71,15 +80,30 @@ void Pipeline::check(Encoding& encoding, const std::string& what) const {
                               std::to_string(vocab) + ")");
     }
   }
-  const int64_t limit = model_.config.max_sequence_length;
+  const int64_t model_limit = model_.config.max_sequence_length;
   const int64_t tokens = static_cast<int64_t>(encoding.size());
   if (tokens == 0) throw std::invalid_argument(what + ": no tokens");
-  if (limit <= 0 || tokens <= limit) return;
-  if (!options_.truncate) {
+  // A learned table has no rows past its end, and a position offset K takes K of them. The other
+  // kinds compute any position: their declared length stays what it is.
+  const int64_t offset =
+      model_.config.encoder.position_encoding.kind == PositionEncodingKind::kLearned
+          ? options_.position_offset
+          : 0;
+  const int64_t limit = model_limit > 0 ? model_limit - offset : 0;
+  if (model_limit <= 0 || tokens <= limit) return;
+  if (!options_.truncate || limit < 1) {
     std::string message = what + ": " + std::to_string(tokens) +
-                          " tokens, longer than the model's " + std::to_string(limit) +
+                          " tokens, longer than the model's " + std::to_string(model_limit) +
                           " (max_position_embeddings)";
-    if (!options_.truncate_hint.empty()) message.append("; ").append(options_.truncate_hint);
+    if (offset > 0) {
+      message = what + ": " + std::to_string(tokens) + " tokens at position offset " +
+                std::to_string(offset) + " need " + std::to_string(tokens + offset) +
+                " rows of the learned position table, which has " + std::to_string(model_limit) +
+                " (max_position_embeddings)";
+    }
+    if (!options_.truncate_hint.empty() && limit >= 1) {
+      message.append("; ").append(options_.truncate_hint);
+    }
     throw std::invalid_argument(message);
   }
   // Hugging Face's "longest_first": the template's special tokens all stay, and one token at a
@@ -91,9 +115,11 @@ void Pipeline::check(Encoding& encoding, const std::string& what) const {
   }
   const int64_t specials = tokens - first - second;
   if (specials >= limit) {
-    throw std::invalid_argument(what + ": the template's " + std::to_string(specials) +
-                                " special tokens leave no room for text within the model's " +
-                                std::to_string(limit));
+    throw std::invalid_argument(
+        what + ": the template's " + std::to_string(specials) +
+        " special tokens leave no room for text within the model's " + std::to_string(limit) +
+        (offset > 0 ? " positions left at position offset " + std::to_string(offset)
+                    : std::string()));
   }
   while (first + second + specials > limit) {
     --(first > second ? first : second);
@@ -163,8 +189,8 @@ EncoderOutput Pipeline::forward(const std::vector<const Encoding*>& batch,
   check_forward_memory(encoder_->config(), size, seq,
                        "a batch of " + std::to_string(size) + " texts");
   const bool with_types = model_.config.encoder.type_vocab_size > 0;
-  const EncoderInput input{size, seq, ids.data(), lengths.data(),
-                           with_types ? types.data() : nullptr};
+  EncoderInput input{size, seq, ids.data(), lengths.data(), with_types ? types.data() : nullptr};
+  input.position_offset = options_.position_offset;
   return encoder_->forward(input, options);
 }
 
@@ -201,6 +227,7 @@ std::vector<TextOutput> Pipeline::run(const std::vector<Encoding>& batch, bool k
   input.lengths = lengths.data();
   input.token_types = model_.config.encoder.type_vocab_size > 0 ? types.data() : nullptr;
   input.packed = true;
+  input.position_offset = options_.position_offset;
   EncoderOutput output;
   try {
     output = encoder_->forward(input, options);

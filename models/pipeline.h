@@ -39,6 +39,8 @@ struct PipelineOptions {
   bool require_tokenizer = true;
   // Appended to the error of a required tokenizer that does not load.
   std::string tokenizer_hint;
+  // EncoderInput::position_offset of every forward pass (0 to kMaxPositionOffset).
+  int64_t position_offset = 0;
 };
 
 // One input's outputs. Rows of `hidden` past the input's length never exist here.
@@ -81,6 +83,12 @@ class Pipeline {
                               const ForwardOptions& options = {});
   // Token rows the last run() computed, padding included: the batch's tokens when packed.
   int64_t computed_tokens() const { return computed_tokens_; }
+
+  // The position offset of the passes from now on (PipelineOptions::position_offset), for
+  // experiments that run one model at several; throws std::out_of_range outside [0,
+  // kMaxPositionOffset].
+  void set_position_offset(int64_t position_offset);
+  int64_t position_offset() const { return options_.position_offset; }
 
  private:
   // The output's sequence b as the TextOutput of batch[order[b]] (of batch[b] when order is

@@ -116,6 +116,7 @@ Model Model::load(const std::string& folder, const Options& options) {
     pipeline_options.truncate = options.truncate;
     pipeline_options.dtype = options.dtype;
     pipeline_options.truncate_hint = "set Options::truncate to cut it";
+    pipeline_options.position_offset = options.position_offset;
     auto impl = std::make_unique<Impl>(folder, pipeline_options, options);
     if (options.threads > 0) set_threads(options.threads);
     return Model(std::move(impl));

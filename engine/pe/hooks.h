@@ -1,6 +1,7 @@
 // What a position-encoding kind does to the forward pass: one object per kind (engine/pe/kinds/),
 // overriding the hooks the kind has; the others do nothing.
-//   prepare              make tables ready for inputs of `seq` tokens, refuse longer ones
+//   prepare              make tables ready for inputs of `seq` tokens whose positions start
+//                        `position_offset` later than usual, refuse those it cannot number
 //   embedding_rows       a table whose rows are added to the token embeddings (sinusoidal, learned)
 //   rotate_queries_keys  rotate q and k in place before the scores (rope)
 //   add_score_bias       add a bias depending only on the distance j - i to the attention scores
@@ -31,8 +32,11 @@ class PositionEncoding {
  public:
   virtual ~PositionEncoding() = default;
 
-  // Throws std::out_of_range when an input of `seq` tokens is longer than the kind can number.
-  virtual void prepare(int64_t /*seq*/) {}
+  // Throws std::out_of_range when an input of `seq` tokens, numbered from position_offset (the
+  // shift of EncoderInput::position_offset), reaches past the positions the kind can number.
+  // Kinds that depend only on i - j (alibi, relative) ignore the offset: that is the point.
+  virtual void prepare(int64_t /*seq*/, int64_t /*position_offset*/) {}
+  void prepare(int64_t seq) { prepare(seq, 0); }
   virtual PositionTable embedding_rows() const { return {}; }
   virtual void rotate_queries_keys(const QueryKeyRows& /*rows*/) const {}
   // scores are dense [batch, heads, seq, seq], seq at most what prepare() was given.

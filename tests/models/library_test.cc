@@ -44,6 +44,29 @@ TEST(Library, EmbedsAndClassifiesTexts) {
   }
 }
 
+// Options::position_offset shifts every text: ALiBi sees only i - j (the same numbers), a
+// sinusoidal model sees the positions, and a learned table refuses texts pushed past its rows.
+TEST(Library, PositionOffsetShiftsEveryText) {
+  tinyenc::Options shifted;
+  shifted.position_offset = 9;
+  EXPECT_EQ(tinyenc::Model::load(shipped("order-alibi")).embed({"小明把小红打了"}),
+            tinyenc::Model::load(shipped("order-alibi"), shifted).embed({"小明把小红打了"}));
+  EXPECT_NE(tinyenc::Model::load(shipped("order-sinusoidal")).embed({"小明把小红打了"}),
+            tinyenc::Model::load(shipped("order-sinusoidal"), shifted).embed({"小明把小红打了"}));
+  tinyenc::Options past;
+  past.position_offset = tinyenc::Model::load(shipped("order-learned")).max_tokens();
+  tinyenc::Model learned = tinyenc::Model::load(shipped("order-learned"), past);
+  try {
+    learned.embed({"我打你"});
+    ADD_FAILURE() << "a text past the learned table ran";
+  } catch (const tinyenc::Error& e) {
+    EXPECT_EQ(e.kind(), tinyenc::Error::Kind::kBadInput);
+    EXPECT_NE(std::string(e.what()).find("position offset"), std::string::npos) << e.what();
+  }
+  past.position_offset = -1;
+  EXPECT_EQ(kind_of_load(shipped("order-rope"), past), tinyenc::Error::Kind::kBadInput);
+}
+
 TEST(Library, NormalizesWhenAsked) {
   tinyenc::Options options;
   options.normalize = true;

@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "engine/dtype.h"
+#include "engine/encoder.h"
 #include "engine/encoder_config.h"
 #include "models/dtype_choice.h"
 #include "tokenizer/tokenizer_file.h"
@@ -311,6 +312,22 @@ int checked_threads(int64_t threads, const std::string& option) {
                      std::to_string(max_threads()) + " (4 threads per CPU)");
   }
   return threads == 0 ? available_cpus() : static_cast<int>(threads);
+}
+
+CLI::Option* add_position_offset_option(CLI::App& command, int64_t& position_offset) {
+  return command
+      .add_option("--position-offset", position_offset,
+                  "Add K to every position id, as if each input began K tokens later (0 to " +
+                      std::to_string(kMaxPositionOffset) +
+                      "): relative PE kinds (rope, alibi, relative) answer the same, absolute "
+                      "ones (sinusoidal, learned) differently; a learned table refuses positions "
+                      "past its end")
+      ->type_name("K")
+      ->capture_default_str();
+}
+
+void check_position_offset(int64_t position_offset) {
+  check_range("--position-offset", position_offset, 0, kMaxPositionOffset);
 }
 
 void check_range(const std::string& option, int64_t value, int64_t lowest, int64_t highest) {

@@ -78,6 +78,13 @@ std::vector<std::string> parse_dtype_list(const std::string& text);
 // The one dtype of a command that runs one, checked as above.
 std::string checked_dtype(const std::string& text);
 
+// --- Position offset --------------------------------------------------------------------------
+
+// Registers --position-offset K (EncoderInput::position_offset: every position id + K).
+CLI::Option* add_position_offset_option(CLI::App& command, int64_t& position_offset);
+// Throws UsageError unless 0 <= K <= kMaxPositionOffset.
+void check_position_offset(int64_t position_offset);
+
 // --- Numbers -----------------------------------------------------------------------------------
 
 // "1,2,3" as int32 integers; `option` names the option in errors (UsageError), `what` the kind of

@@ -28,6 +28,7 @@
 #include "tools/tinyenc/order/measurement.h"
 #include "tools/tinyenc/order/perturbation.h"
 #include "tools/tinyenc/order/report.h"
+#include "tools/tinyenc/order/shift.h"
 #include "tools/tinyenc/output.h"
 #include "tools/tinyenc/plot/sensitivity_figures.h"
 
@@ -53,6 +54,8 @@ struct OrderOptions {
   std::string plot_file;  // --plot, which names a file elsewhere: refused with a hint
   int threads = 0;
   std::string dtype;
+  int64_t position_offset = 0;  // --position-offset K: every input of the run shifted
+  std::string shift;            // --shift K1,K2,...: the shift-invariance experiment
 };
 
 // The lines of `in` as sentences, named "<name> line N".
@@ -175,6 +178,9 @@ int run(const OrderOptions& options) {
     throw UsageError("--plot " + options.plot_file +
                      ": order draws several figures into a folder; use --plot-dir DIR");
   }
+  check_position_offset(options.position_offset);
+  const std::vector<int64_t> shift_offsets =
+      options.shift.empty() ? std::vector<int64_t>() : parse_shift_offsets(options.shift);
   const OutputFormat format = options.output.format();
   // Fail on a bad output path before the work, not after it.
   OutputSink sink(options.output.path);
@@ -184,6 +190,12 @@ int run(const OrderOptions& options) {
     if (error || !std::filesystem::is_directory(options.plot_dir, error)) {
       throw UsageError(options.plot_dir + ": cannot create the folder for the pictures");
     }
+  }
+  if (!shift_offsets.empty()) {
+    run_shift_experiment(inputs.models, inputs.sentences, shift_offsets, dtype, format, sink,
+                         options.plot_dir);
+    sink.commit();
+    return 0;
   }
 
   Report report;
@@ -196,6 +208,7 @@ int run(const OrderOptions& options) {
   std::vector<plot::ModelSensitivity> sensitivities;
   for (size_t m = 0; m < inputs.models.size(); ++m) {
     MeasuredModel model(inputs.models[m], need_tokenizer, dtype);
+    model.set_position_offset(options.position_offset);
     report.model_paths.push_back(inputs.models[m].string());
     report.model_pe.push_back(model.position_encoding());
     report.labels.push_back(model.labels());
@@ -330,11 +343,26 @@ RunCommand add_order_command(CLI::App& root) {
       ->excludes(positions)
       ->excludes(shuffles)
       ->excludes(seed);
+  auto* position_offset = add_position_offset_option(*command, options->position_offset);
+  command
+      ->add_option("--shift", options->shift,
+                   "The shift-invariance experiment instead of reordering: every position id + "
+                   "K for each K given (from 1), outputs against K = 0 per model; relative PE "
+                   "kinds give 0, absolute ones move (see below)")
+      ->type_name("K1,K2,...")
+      ->excludes(perturbation)
+      ->excludes(unit)
+      ->excludes(positions)
+      ->excludes(shuffles)
+      ->excludes(seed)
+      ->excludes(position_offset)
+      ->excludes("--compare");
   add_output_options(*command, options->output,
                      {OutputFormat::kText, OutputFormat::kJson, OutputFormat::kCsv});
   command
       ->add_option("--plot-dir", options->plot_dir,
-                   "Draw SVG pictures into DIR: <model>-attention.svg, summary.svg, layers.svg")
+                   "Draw SVG pictures into DIR: <model>-attention.svg, summary.svg, layers.svg "
+                   "(with --shift: shift.svg)")
       ->type_name("DIR");
   // `--plot FILE` elsewhere draws one figure; here it would be a folder: refused with a hint.
   command->add_option("--plot", options->plot_file)->group("");
@@ -356,6 +384,14 @@ reversing a whole sequence keeps, so an ALiBi encoder without such fixed ends ca
 has a tokenizer, and no token otherwise: a model pooling its first token ([CLS]) then pools
 whichever token comes first, and its cosine distance measures that token's change more than the
 order's.
+--shift K1,K2,... (e.g. 1,2,4,8,16,32,64,128) runs each sentence as given at offset 0 and at
+each K, where every position id is K higher (as if the sentence began K tokens later), and
+reports per model and K the cosine distance of the pooled outputs (mean over the sentences),
+max |Δlogit| and label flips. RoPE, ALiBi and T5 relative depend on i - j only: ALiBi and
+relative give 0 exactly, RoPE float rounding; sinusoidal and learned move. A learned table has
+no rows past its end: such a K shows "cannot" (JSON: null and a "reason"), never a number.
+With --plot-dir, shift.svg draws the distance against K.
+--position-offset K runs every input of the ordinary experiment K positions later.
 --plot-dir DIR draws <model>-attention.svg (layer 1's heads on the first sentence and on its
 reordering that moves the units farthest, side by side, as the seed article's figure 1),
 summary.svg (mean cosine distance per model, coloured by PE kind) and layers.svg.
@@ -363,6 +399,7 @@ summary.svg (mean cosine distance per model, coloured by PE kind) and layers.svg
 Examples:
   tinyenc order --models models/pretrained/order-* 我打你
   tinyenc order --compare -m models/pretrained/order-rope 我打你 你打我
+  tinyenc order --models models/pretrained/order-* --shift 1,4,16,64 我打你 小明把小红打了
   tinyenc order -m DIR -p shuffle --shuffles 20 --seed 1 --json -i sentences.txt
   tinyenc order -m tests/golden/encoders/none --ids 5,9,13,21 -p permutations --plot-dir pictures)");
   return [options] { return order::run(*options); };

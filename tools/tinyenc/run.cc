@@ -52,6 +52,7 @@ struct RunOptions {
   bool progress = false, no_progress = false;
   bool verbose = false;
   std::string dtype;
+  int64_t position_offset = 0;
 };
 
 std::optional<Pooling> parse_pooling(const std::string& name) {
@@ -219,6 +220,12 @@ int run(RunOptions& options) {
     }
     long_texts = LongTexts::kTruncate;
   }
+  check_position_offset(options.position_offset);
+  if (options.position_offset > 0 && long_texts == LongTexts::kChunk) {
+    throw UsageError(
+        "--position-offset and --long chunk: a chunk's positions would not be the "
+        "text's; give one or the other");
+  }
   set_threads(checked_threads(options.threads));
   options.format = options.output.format();
   if (!options.ids.empty() && (!options.input.texts.empty() || !options.input.file.empty())) {
@@ -249,8 +256,11 @@ int run(RunOptions& options) {
   const bool per_token_asked = pipeline_options.pooling == Pooling::kNone;
   if (per_token_asked) pipeline_options.pooling.reset();
   pipeline_options.truncate = long_texts == LongTexts::kTruncate;
-  pipeline_options.truncate_hint = "use --truncate to cut it or --long chunk to split it";
+  pipeline_options.truncate_hint = options.position_offset > 0
+                                       ? "use --truncate to cut it"
+                                       : "use --truncate to cut it or --long chunk to split it";
   pipeline_options.dtype = checked_dtype(options.dtype);
+  pipeline_options.position_offset = options.position_offset;
   Pipeline pipeline(options.model, pipeline_options);
   options.per_token = per_token_asked || pipeline.model().config.encoder.pooling == Pooling::kNone;
   if (options.hidden_states && options.format == OutputFormat::kText) {
@@ -371,6 +381,7 @@ RunCommand add_run_command(CLI::App& root) {
   command->add_option("--batch", options->batch_size)->group("");  // as `bench` once spelled it
   add_threads_option(*command, options->threads);
   add_dtype_option(*command, options->dtype);
+  add_position_offset_option(*command, options->position_offset);
   command
       ->add_option("--long", options->long_texts,
                    "Texts longer than the model allows: error | truncate (cut to fit) | chunk "

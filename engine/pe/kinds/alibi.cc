@@ -13,7 +13,8 @@ class Alibi : public PositionEncoding {
   explicit Alibi(const EncoderConfig& config)
       : heads_(config.heads), slopes_(alibi_slopes(config.heads)) {}
 
-  void prepare(int64_t seq) override {
+  // The bias depends on j - i only: a position offset changes nothing, not even rounding.
+  void prepare(int64_t seq, int64_t /*position_offset*/) override {
     if (seq == seq_) return;
     distance_bias_ = alibi_distance_bias(slopes_, seq, seq);
     seq_ = seq;

@@ -18,12 +18,21 @@ class Learned : public PositionEncoding {
     if (!table) throw std::invalid_argument("missing weights: position embeddings");
   }
 
-  void prepare(int64_t seq) override {
-    if (seq + padding_idx_ + 1 > max_positions_) {
+  void prepare(int64_t seq, int64_t position_offset) override {
+    const int64_t first = padding_idx_ + 1 + position_offset;
+    if (first + seq <= max_positions_) return;
+    if (position_offset == 0) {
       throw std::out_of_range("input of " + std::to_string(seq) + " tokens is longer than the " +
                               std::to_string(max_positions_ - padding_idx_ - 1) +
                               " positions the model has (max_position_embeddings)");
     }
+    // No row to fall back on: a position past the table was never trained, so there is no
+    // answer, only a refusal.
+    throw std::out_of_range("input of " + std::to_string(seq) + " tokens at position offset " +
+                            std::to_string(position_offset) + " needs rows " +
+                            std::to_string(first) + ".." + std::to_string(first + seq - 1) +
+                            " of the learned position table, which has " +
+                            std::to_string(max_positions_) + " rows (max_position_embeddings)");
   }
   PositionTable embedding_rows() const override { return {table_, max_positions_}; }
   int64_t parameter_count() const override { return max_positions_ * d_model_; }

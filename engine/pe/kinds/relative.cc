@@ -17,7 +17,8 @@ class Relative : public PositionEncoding {
     if (!table) throw std::invalid_argument("missing weights: relative attention bias");
   }
 
-  void prepare(int64_t seq) override {
+  // The bias depends on j - i only: a position offset changes nothing, not even rounding.
+  void prepare(int64_t seq, int64_t /*position_offset*/) override {
     if (seq == seq_) return;
     distance_bias_ = relative_distance_bias(table_, heads_, params_, seq, seq);
     seq_ = seq;

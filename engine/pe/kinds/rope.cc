@@ -17,7 +17,9 @@ class Rope : public PositionEncoding {
         head_dim_(config.head_dim()),
         pairing_(config.position_encoding.rope.pairing) {}
 
-  void prepare(int64_t seq) override { table_.reserve(seq); }
+  void prepare(int64_t seq, int64_t position_offset) override {
+    table_.reserve(seq + position_offset);
+  }
 
   void rotate_queries_keys(const QueryKeyRows& rows) const override {
     RopeArgs rope;

@@ -12,7 +12,9 @@ class Sinusoidal : public PositionEncoding {
   explicit Sinusoidal(const EncoderConfig& config)
       : table_(config.d_model, config.position_encoding.sinusoidal) {}
 
-  void prepare(int64_t seq) override { rows_ = table_.rows(seq); }
+  void prepare(int64_t seq, int64_t position_offset) override {
+    rows_ = table_.rows(seq + position_offset);
+  }
   PositionTable embedding_rows() const override { return {rows_, table_.positions()}; }
 
  private:

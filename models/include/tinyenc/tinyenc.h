@@ -42,6 +42,11 @@ struct Options {
   // written by `tinyenc convert` (when this CPU runs it), f32 otherwise. One this CPU cannot run
   // is Error kBadInput naming the missing CPU feature.
   std::string dtype;
+  // K added to every token's position id, as if each text began K tokens later (0 to 65536): the
+  // shift-invariance experiment. Relative encodings (RoPE, ALiBi, T5) give the same outputs,
+  // absolute ones (sinusoidal, learned) others; a learned table refuses texts that K pushes past
+  // its end (Error kBadInput).
+  int64_t position_offset = 0;
 };
 
 struct Classification {

@@ -51,6 +51,9 @@ class MeasuredModel {
   // Ids in range and length within what the position encoding allows.
   void check(Encoding& encoding, const std::string& what) const { pipeline_.check(encoding, what); }
 
+  // EncoderInput::position_offset of the passes from now on (--position-offset, --shift).
+  void set_position_offset(int64_t offset) { pipeline_.set_position_offset(offset); }
+
   // One padded forward pass keeping every layer's hidden states (and attention if asked).
   EncoderOutput forward(const std::vector<const Encoding*>& batch, bool attention);
 
