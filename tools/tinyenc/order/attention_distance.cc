@@ -225,7 +225,10 @@ std::string attention_distance_csv(const std::vector<ModelAttentionDistance>& mo
                                              shortest_float(statistics.same),
                                              shortest_float(statistics.plus_minus_1),
                                              shortest_float(statistics.plus_minus_2)};
-    for (size_t f = 0; f < fields.size(); ++f) out += (f ? "," : "") + csv_field(fields[f]);
+    for (size_t f = 0; f < fields.size(); ++f) {
+      if (f) out += ',';
+      out += csv_field(fields[f]);
+    }
     out += "\n";
   };
   for (const ModelAttentionDistance& model : models) {

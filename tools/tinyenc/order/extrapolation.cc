@@ -155,7 +155,8 @@ ExtrapolationReport measure_extrapolation(const std::vector<std::filesystem::pat
     std::string known;
     for (int64_t k = 0; k < label_count; ++k) {
       label_ids.emplace(pipeline.label_name(k), k);
-      known += (k ? ", " : "") + pipeline.label_name(k);
+      if (k) known += ", ";
+      known += pipeline.label_name(k);
     }
 
     std::vector<Encoding> encodings;
@@ -344,7 +345,10 @@ std::string extrapolation_csv(const ExtrapolationReport& report) {
           accuracy.correct ? std::to_string(*accuracy.correct) : "",
           number ? shortest_float(double(*accuracy.correct) / double(accuracy.sentences)) : "",
           accuracy.cannot};
-      for (size_t f = 0; f < fields.size(); ++f) out += (f ? "," : "") + csv_field(fields[f]);
+      for (size_t f = 0; f < fields.size(); ++f) {
+        if (f) out += ',';
+        out += csv_field(fields[f]);
+      }
       out += "\n";
     }
   }

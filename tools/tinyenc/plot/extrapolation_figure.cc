@@ -80,7 +80,7 @@ std::string draw_extrapolation_figure(const ExtrapolationFigure& figure) {
   const double legend_x = kLeft + kPlotWidth + 24;
   const double width = std::max({legend_x + 44 + widest_name + 16, text_width(title, 15) + 40,
                                  text_width(figure.subtitle, 11) + 40});
-  const double height = std::max(kTop + kPlotHeight + 90,
+  const double height = std::max(kTop + kPlotHeight + 56,
                                  kTop + 22.0 * static_cast<double>(figure.curves.size()) + 20);
   SvgDocument svg(static_cast<int>(std::ceil(width)), static_cast<int>(std::ceil(height)));
   svg.text(20, 26, title, {.size = 15, .bold = true});
