@@ -372,8 +372,9 @@ summary.svg (mean cosine distance per model, coloured by PE kind) and layers.svg
 Absolute against relative position, instead of the reorderings:
 --extrapolate FILE  accuracy against sentence length. FILE: one JSON object a line, {"text":
                     "...", "label": "<a name of the model's id2label>", "tokens": N (optional,
-                    not used)}. Each model tokenizes the texts; they are grouped by token count
-                    (the template's <s> </s> or [CLS] [SEP] counted) into buckets of --bucket N.
+                    not used)}; other fields are ignored. Each model tokenizes the texts; they
+                    are grouped by token count (the template's <s> </s> or [CLS] [SEP] counted)
+                    into buckets of --bucket N.
                     A bucket holding a sentence longer than a model runs (a learned table's rows,
                     else max_position_embeddings, which the engine enforces) is "cannot" for it
                     (null and the reason in JSON). --plot-dir draws extrapolation.svg.
