@@ -24,6 +24,7 @@
 #include "tokenizer/tokenizer_file.h"
 #include "tools/tinyenc/command.h"
 #include "tools/tinyenc/options.h"
+#include "tools/tinyenc/order/experiments.h"
 #include "tools/tinyenc/order/figures.h"
 #include "tools/tinyenc/order/measurement.h"
 #include "tools/tinyenc/order/perturbation.h"
@@ -54,8 +55,9 @@ struct OrderOptions {
   std::string plot_file;  // --plot, which names a file elsewhere: refused with a hint
   int threads = 0;
   std::string dtype;
-  int64_t position_offset = 0;  // --position-offset K: every input of the run shifted
-  std::string shift;            // --shift K1,K2,...: the shift-invariance experiment
+  int64_t position_offset = 0;    // --position-offset K: every input of the run shifted
+  std::string shift;              // --shift K1,K2,...: the shift-invariance experiment
+  ExperimentOptions experiments;  // --extrapolate, --attention-distance
 };
 
 // The lines of `in` as sentences, named "<name> line N".
@@ -124,7 +126,7 @@ Inputs gather_inputs(const OrderOptions& options) {
   for (const std::string& ids : options.ids) {
     inputs.sentences.push_back({ids, parse_integer_list(ids, "--ids"), "--ids " + ids});
   }
-  if (inputs.sentences.empty()) {
+  if (inputs.sentences.empty() && options.experiments.extrapolate.empty()) {
     throw UsageError("no sentences: give them as arguments, with -i FILE or with --ids 1,2,3");
   }
   if (options.compare && inputs.sentences.size() % 2 != 0) {
@@ -194,6 +196,12 @@ int run(const OrderOptions& options) {
   if (!shift_offsets.empty()) {
     run_shift_experiment(inputs.models, inputs.sentences, shift_offsets, dtype, format, sink,
                          options.plot_dir);
+    sink.commit();
+    return 0;
+  }
+  if (options.experiments.any()) {
+    run_experiment(options.experiments,
+                   {inputs.models, inputs.sentences, format, options.plot_dir, dtype}, sink);
     sink.commit();
     return 0;
   }
@@ -368,6 +376,7 @@ RunCommand add_order_command(CLI::App& root) {
   command->add_option("--plot", options->plot_file)->group("");
   add_threads_option(*command, options->threads);
   add_dtype_option(*command, options->dtype);
+  add_experiment_options(*command, options->experiments);
   command->footer(R"(Measures, per model and reordering:
   cosine distance   1 - cos between the pooled outputs of the original and the reordering
   max |Δlogit|      largest change of a logit; the label flips when the argmax changes
@@ -396,12 +405,29 @@ With --plot-dir, shift.svg draws the distance against K.
 reordering that moves the units farthest, side by side, as the seed article's figure 1),
 summary.svg (mean cosine distance per model, coloured by PE kind) and layers.svg.
 
+Absolute against relative position, instead of the reorderings:
+--extrapolate FILE  accuracy against sentence length. FILE: one JSON object a line, {"text":
+                    "...", "label": "<a name of the model's id2label>", "tokens": N (optional,
+                    not used)}; other fields are ignored. Each model tokenizes the texts; they
+                    are grouped by token count (the template's <s> </s> or [CLS] [SEP] counted)
+                    into buckets of --bucket N.
+                    A bucket holding a sentence longer than a model runs (a learned table's rows,
+                    else max_position_embeddings, which the engine enforces) is "cannot" for it
+                    (null and the reason in JSON). --plot-dir draws extrapolation.svg.
+--attention-distance  per model, layer and head, on the sentences: the mean |i-j| from query i
+                    to key j weighted by the attention probability, and the share of attention
+                    on the same token, on +-1 and on +-2; means over every query token, special
+                    tokens included. "uniform" rows show the same for attention spread evenly
+                    ((n^2-1)/3n for n tokens). --plot-dir draws attention_distance.svg.
+
 Examples:
   tinyenc order --models models/pretrained/order-* 我打你
   tinyenc order --compare -m models/pretrained/order-rope 我打你 你打我
   tinyenc order --models models/pretrained/order-* --shift 1,4,16,64 我打你 小明把小红打了
   tinyenc order -m DIR -p shuffle --shuffles 20 --seed 1 --json -i sentences.txt
-  tinyenc order -m tests/golden/encoders/none --ids 5,9,13,21 -p permutations --plot-dir pictures)");
+  tinyenc order -m tests/golden/encoders/none --ids 5,9,13,21 -p permutations --plot-dir pictures
+  tinyenc order --models models/pretrained/order-* --extrapolate long.jsonl --plot-dir pictures
+  tinyenc order --models models/pretrained/order-* --attention-distance 我打你 小明被小红打了)");
   return [options] { return order::run(*options); };
 }
 

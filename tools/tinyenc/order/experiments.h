@@ -1,0 +1,52 @@
+// The experiments of `tinyenc order` that separate absolute from relative position, beside the
+// reorderings: --extrapolate FILE (accuracy against sentence length, order/extrapolation.h) and
+// --attention-distance (how far each head looks, order/attention_distance.h). They share order's
+// models, sentences, output formats and --plot-dir; this file registers their options and runs
+// the one asked for.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "tools/tinyenc/options.h"
+#include "tools/tinyenc/order/measurement.h"
+#include "tools/tinyenc/output.h"
+
+namespace tinyenc::cli::order {
+
+struct ExperimentOptions {
+  std::string extrapolate;  // --extrapolate FILE: labelled sentences, one JSON object a line
+  int bucket = 0;           // --bucket N: tokens per length bucket; 0 chooses
+  bool attention_distance = false;
+
+  bool any() const { return !extrapolate.empty() || attention_distance; }
+};
+
+// Registers --extrapolate, --bucket and --attention-distance on `command`, which must already
+// hold order's reordering options (they exclude those).
+void add_experiment_options(CLI::App& command, ExperimentOptions& options);
+
+struct ExperimentInputs {
+  std::vector<std::filesystem::path> models;
+  std::vector<Sentence> sentences;  // --attention-distance's; none with --extrapolate
+  OutputFormat format = OutputFormat::kText;
+  std::string plot_dir;  // "" draws nothing
+  std::string dtype;
+};
+
+// Runs the experiment `options` asks for and writes its results to `sink` (not committed).
+void run_experiment(const ExperimentOptions& options, const ExperimentInputs& inputs,
+                    OutputSink& sink);
+
+// --- Shared by the experiments' reports ---------------------------------------------------------
+
+// Rows of cells as an aligned text table, indented by two spaces (wide characters count two).
+std::string render_table(const std::vector<std::vector<std::string>>& rows);
+// A CSV field, quoted when it holds a comma, a quote or a line break.
+std::string csv_field(const std::string& text);
+// Shortest text that reads back as the same float32.
+std::string shortest_float(double value);
+
+}  // namespace tinyenc::cli::order

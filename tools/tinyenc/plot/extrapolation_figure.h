@@ -1,0 +1,39 @@
+// The figure of `tinyenc order --extrapolate`: accuracy against sentence length, one line per
+// model in its PE kind's colour, each with its own dash pattern and marker shape so that models
+// at the same accuracy stay apart, and dotted vertical marks at the models' length limits and the
+// longest training sentence when known. A model that cannot run a length has no point there: its
+// line ends.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tools/tinyenc/plot/svg.h"
+
+namespace tinyenc::plot {
+
+struct AccuracyCurve {
+  std::string name;               // the model
+  std::string position_encoding;  // its kind, for the colour
+  std::vector<Point> points;      // x: tokens (a bucket's middle), y: accuracy in [0, 1]
+  std::optional<double> limit;    // the most tokens it runs
+  std::optional<double> trained;  // the longest training sentence, in tokens
+};
+
+struct ExtrapolationFigure {
+  std::string subtitle;
+  std::vector<AccuracyCurve> curves;
+  double x_low = 0, x_high = 1;  // the lengths to show
+};
+
+std::string draw_extrapolation_figure(const ExtrapolationFigure& figure);
+
+// Marker shape `index` (circle, square, triangle, diamond, plus, cross; then again) of `radius`
+// at `centre`, with class "point" and `tooltip` on the shape that carries it.
+void draw_marker(SvgDocument& svg, size_t index, Point centre, double radius,
+                 const std::string& color, const std::string& tooltip);
+// The dash pattern of series `index`: solid, then dashed and dotted patterns.
+std::string series_dash(size_t index);
+
+}  // namespace tinyenc::plot
