@@ -50,7 +50,8 @@ std::string draw_sensitivity_summary(const std::vector<ModelSensitivity>& models
 }
 
 std::string draw_layer_distances(const std::vector<ModelSensitivity>& models,
-                                 const std::string& subtitle) {
+                                 const std::string& subtitle,
+                                 const std::vector<std::string>& notes) {
   const std::string title = "Where order enters: hidden-state distance per layer";
   std::vector<Series> series;
   std::vector<LegendEntry> legend;
@@ -77,9 +78,11 @@ std::string draw_layer_distances(const std::vector<ModelSensitivity>& models,
     series.push_back(std::move(one));
   }
   const double plot_width = 420, plot_height = 260;
-  const double width = figure_width(title, subtitle, plot_width + 40 + widest_name);
-  const double height =
+  double width = figure_width(title, subtitle, plot_width + 40 + widest_name);
+  for (const std::string& note : notes) width = std::max(width, text_width(note, 11) + 40);
+  const double notes_top =
       std::max(kTop + plot_height + 60, kTop + 18.0 * static_cast<double>(models.size()) + 20);
+  const double height = notes_top + 16.0 * static_cast<double>(notes.size());
   SvgDocument svg(static_cast<int>(std::ceil(width)), static_cast<int>(std::ceil(height)));
   draw_titles(svg, title, subtitle);
   LineChartAxes axes;
@@ -96,6 +99,10 @@ std::string draw_layer_distances(const std::vector<ModelSensitivity>& models,
   if (largest > 0) axes.y_high = largest;
   draw_line_chart(svg, {kLeft, kTop, plot_width, plot_height}, series, axes);
   draw_legend(svg, kLeft + plot_width + 24, kTop + 8, legend);
+  for (size_t n = 0; n < notes.size(); ++n) {
+    svg.text(20, notes_top + 16.0 * static_cast<double>(n) + 4, notes[n],
+             {.size = 11, .fill = "#555"});
+  }
   return svg.document();
 }
 

@@ -19,8 +19,10 @@ struct ModelSensitivity {
 std::string draw_sensitivity_summary(const std::vector<ModelSensitivity>& models,
                                      const std::string& subtitle);
 
-// Mean distance per layer, one line per model (<polyline class="series">).
+// Mean distance per layer, one line per model (<polyline class="series">); `notes` are lines
+// under the chart (what a "*" after a model's name means, say).
 std::string draw_layer_distances(const std::vector<ModelSensitivity>& models,
-                                 const std::string& subtitle);
+                                 const std::string& subtitle,
+                                 const std::vector<std::string>& notes = {});
 
 }  // namespace tinyenc::plot
