@@ -89,6 +89,28 @@ void expect_same_cells(const std::vector<std::string>& titles, size_t first, siz
   }
 }
 
+// A BERT-style folder of our own: a golden encoder (vocabulary of 50) with a vocab.txt that
+// knows 小明 小红 打了 as words (WordPiece still cuts Chinese into characters) and not 狗 咬 人.
+std::filesystem::path chinese_folder(const std::string& encoder = "none") {
+  const std::filesystem::path dir = scratch() / ("chinese-" + encoder);
+  if (std::filesystem::exists(dir / "vocab.txt")) return dir;
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path golden = tinyenc::testing::source_dir() / "tests/golden/encoders";
+  for (const char* file : {"config.json", "model.safetensors"}) {
+    std::filesystem::copy_file(golden / encoder / file, dir / file);
+  }
+  std::ofstream(dir / "vocab.txt") << "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n我\n打\n你\n小\n明\n红\n"
+                                      "被\n了\n追\nthe\ncat\nsat\non\nmat\nxiaoming\nhit\n"
+                                      "xiaohong\n小明\n小红\n打了\n##s\n";
+  return dir;
+}
+
+std::vector<std::string> texts_of(const json& results, const char* key) {
+  std::vector<std::string> texts;
+  for (const json& result : results) texts.push_back(result[key].get<std::string>());
+  return texts;
+}
+
 class CliOrder : public ::testing::Test {
  protected:
   static void TearDownTestSuite() { std::filesystem::remove_all(scratch()); }
@@ -234,7 +256,8 @@ TEST_F(CliOrder, CsvHasARowPerReordering) {
   ASSERT_EQ(lines.size(), 4u);  // header + 3 swaps
   EXPECT_EQ(lines[0],
             "model,pe,text,perturbation,perturbed_text,cosine_distance,max_abs_logit_delta,label,"
-            "perturbed_label,label_flipped,layer_alignment,layer_0,layer_1,layer_2");
+            "perturbed_label,label_flipped,layer_alignment,unknown_only,unknown,perturbed_unknown,"
+            "layer_0,layer_1,layer_2");
   EXPECT_NE(lines[1].find(",none,\"1,2,3\",\"swap 0,1\",\"2,1,3\","), std::string::npos)
       << lines[1];
 }
@@ -333,7 +356,8 @@ TEST_F(CliOrder, TextsWithATokenizer) {
   const Result table = order(model + " --unit char -p reverse 'the cat'");
   ASSERT_EQ(table.exit_code, 0) << table.err;
   EXPECT_NE(table.out.find(" *\n"), std::string::npos) << table.out;
-  EXPECT_NE(table.out.find("* the reordered text tokenized differently"), std::string::npos);
+  EXPECT_NE(table.out.find("* the reordered text is not a rearrangement of the original's tokens"),
+            std::string::npos);
 }
 
 TEST_F(CliOrder, ChineseCharactersAreWords) {
@@ -465,6 +489,139 @@ TEST_F(CliOrder, SentenceMarksStayInPlace) {
   ASSERT_EQ(titles.size(), 3 * panel);
   expect_same_cells(titles, 0, 2 * panel, panel);
   EXPECT_NE(titles[0].find("&lt;s&gt;"), std::string::npos) << titles[0];
+}
+
+TEST_F(CliOrder, WordsAreTheVocabularysWords) {
+  const std::string model = "-m " + quote(chinese_folder());
+  // 小明 小红 打了 are words of the vocabulary: four units, six swaps, 小明 moving whole.
+  json results = results_of(order(model + " 小明被小红打了 --json"));
+  EXPECT_EQ(texts_of(results, "perturbed_text"),
+            (std::vector<std::string>{"被小明小红打了", "小红被小明打了", "打了被小红小明",
+                                      "小明小红被打了", "小明打了小红被", "小明被打了小红"}));
+  for (const json& result : results) {
+    EXPECT_EQ(result["layer_alignment"], "token") << result.dump();
+    EXPECT_EQ(result["unit"], "word");
+  }
+  // Spaces between Chinese words are the person's cut, whatever the vocabulary knows.
+  results = results_of(order(model + " '小明 被 小 红' --json"));
+  ASSERT_EQ(results.size(), 6u);
+  EXPECT_EQ(results[0]["perturbed_text"], "被 小明 小 红");
+  // Mixed text: English at spaces, Chinese by the vocabulary.
+  results = results_of(order(model + " 'xiaoming 打了小红' --json"));
+  EXPECT_EQ(
+      texts_of(results, "perturbed_text"),
+      (std::vector<std::string>{"打了 xiaoming小红", "小红 打了xiaoming", "xiaoming 小红打了"}));
+  // English words swapped: each token followed to its new place.
+  results = results_of(order(model + " 'xiaoming hit xiaohong' --json"));
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[2]["perturbed_text"], "xiaoming xiaohong hit");
+  // Characters remain for those who ask: seven, 小 twice, 21 swaps less the one of the two 小.
+  EXPECT_EQ(results_of(order(model + " --unit char 小明被小红打了 --json")).size(), 20u);
+}
+
+TEST_F(CliOrder, EnglishWordSwapsFollowEachToken) {
+  // sentencepiece's "▁hit" carries the space before the word; the first word has none. A swap
+  // still rearranges the same tokens, so every token is followed to its new place. Then layer 0
+  // shows what a position added to the embeddings does: far from 0 for sinusoidal, exactly 0 for
+  // RoPE (a token's embedding is the same bits wherever it stands).
+  const std::filesystem::path pretrained = tinyenc::testing::source_dir() / "models/pretrained";
+  const json results =
+      results_of(order("--json -m " + quote(pretrained / "order-sinusoidal") + " -m " +
+                       quote(pretrained / "order-rope") + " -- 'Xiaoming hit Xiaohong'"));
+  ASSERT_EQ(results.size(), 6u);  // 3 swaps x 2 models
+  for (const json& result : results) {
+    EXPECT_EQ(result["layer_alignment"], "token") << result.dump();
+    const double layer0 = result["layer_distances"][0].get<double>();
+    if (result["pe"] == "sinusoidal") {
+      EXPECT_GT(layer0, 1e-3) << result.dump();  // measured: 0.012 to 0.025
+    } else {
+      EXPECT_EQ(layer0, 0.0) << result.dump();
+    }
+  }
+  const Result table =
+      order("-m " + quote(pretrained / "order-sinusoidal") + " -- 'Xiaoming hit Xiaohong'");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_EQ(table.out.find(" *\n"), std::string::npos) << table.out;
+  EXPECT_EQ(table.out.find("not a rearrangement"), std::string::npos) << table.out;
+}
+
+TEST_F(CliOrder, UnknownWordsGetNoVerdict) {
+  const std::string model = "-m " + quote(chinese_folder());
+  // 狗 咬 人 are all [UNK]: to the model 狗咬人 and 人咬狗 are the same three tokens.
+  Result result = order(model + " --compare 狗咬人 人咬狗 小明打狗 狗打小明 --json");
+  json results = results_of(result);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0]["unknown"], json({"狗", "咬", "人"}));
+  EXPECT_EQ(results[0]["perturbed_unknown"], json({"人", "咬", "狗"}));
+  EXPECT_TRUE(results[0]["unknown_only"].get<bool>());
+  EXPECT_TRUE(results[0]["label_flipped"].is_null()) << results[0].dump();
+  EXPECT_NE(
+      results[0]["note"].get<std::string>().find("the words that moved are unknown to the model"),
+      std::string::npos);
+  EXPECT_EQ(results[0]["cosine_distance"].get<double>(), 0.0);  // the same ids: the same bits
+  // 小明 moved past 打: the model sees that, whatever 狗 is.
+  EXPECT_EQ(results[1]["unknown"], json({"狗"}));
+  EXPECT_FALSE(results[1]["unknown_only"].get<bool>());
+  EXPECT_TRUE(results[1]["label_flipped"].is_boolean());
+  EXPECT_FALSE(results[1].contains("note"));
+  // One warning line: 3 + 3 + 1 + 1 unknown tokens in the 4 texts.
+  EXPECT_EQ(result.err,
+            "tinyenc: warning: chinese-none: 8 tokens in 4 of 4 texts unknown to the vocabulary "
+            "([UNK], id 1): '狗' '咬' '人'; the model sees them all as one token, so what it says "
+            "of them is a guess\n");
+
+  const Result table = order(model + " --compare 狗咬人 人咬狗");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("unknown to the vocabulary ([UNK]): A '狗' '咬' '人'; B '人' '咬' '狗'"),
+            std::string::npos)
+      << table.out;
+  EXPECT_NE(table.out.find(" (no verdict \u2020)"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("\u2020 B differs from A only in tokens the vocabulary does not know"),
+            std::string::npos)
+      << table.out;
+
+  // Reorderings of it: all three swaps move unknown tokens only, and none counts as a flip.
+  const Result swaps = order(model + " 狗咬人");
+  ASSERT_EQ(swaps.exit_code, 0) << swaps.err;
+  EXPECT_NE(swaps.out.find("0/0 (3 no verdict \u2020)"), std::string::npos) << swaps.out;
+  const Result csv = order(model + " 狗咬人 --positions 0,2 --csv");
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_NE(csv.out.find(",,token,true,狗 咬 人,人 咬 狗,"), std::string::npos) << csv.out;
+}
+
+TEST_F(CliOrder, FiguresSayWhenTokensCannotBeFollowed) {
+  // "the cat" reversed by character is "tac eht", two [UNK]s: not a rearrangement of the tokens.
+  const std::filesystem::path dir = scratch() / "unaligned";
+  const Result result = order("-m " + quote(chinese_folder()) + " --unit char -p reverse " +
+                              "'the cat' --plot-dir " + quote(dir));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find(" *\n"), std::string::npos) << result.out;
+  const SvgCheck attention = check_svg(read_text(dir / "chinese-none-attention.svg"));
+  ASSERT_TRUE(attention.ok()) << attention.error;
+  // A and B drawn (4 heads x 4 x 4 tokens each), the third panel a note in their place.
+  EXPECT_EQ(attention.count("cell"), 4 * 2 * 16);
+  EXPECT_NE(attention.text.find("B in A's token order"), std::string::npos);
+  // The note is wrapped into lines, which the text read back runs together.
+  for (const char* words :
+       {"Not drawn: B's tokens are not", "a rearrangement of A's", "mean hidden states."}) {
+    EXPECT_NE(attention.text.find(words), std::string::npos) << words << "\n" << attention.text;
+  }
+  const SvgCheck layers = check_svg(read_text(dir / "layers.svg"));
+  ASSERT_TRUE(layers.ok()) << layers.error;
+  EXPECT_NE(layers.text.find("chinese-none * (none)"), std::string::npos) << layers.text;
+  EXPECT_NE(layers.text.find("* chinese-none: 1 of 1 reorderings are not a rearrangement of its "
+                             "tokens"),
+            std::string::npos)
+      << layers.text;
+
+  // Aligned, the figure has its three panels and layers.svg no mark.
+  const std::filesystem::path aligned = scratch() / "aligned";
+  ASSERT_EQ(
+      order("-m " + quote(chinese_folder()) + " -p reverse 'the cat' --plot-dir " + quote(aligned))
+          .exit_code,
+      0);
+  EXPECT_EQ(check_svg(read_text(aligned / "chinese-none-attention.svg")).count("cell"), 4 * 3 * 16);
+  EXPECT_EQ(check_svg(read_text(aligned / "layers.svg")).text.find("*"), std::string::npos);
 }
 
 TEST_F(CliOrder, BadInputIsOneLineAndExitTwo) {

@@ -1,6 +1,7 @@
 // `tinyenc run` and `tinyenc bench` end to end on the shipped models: output schemas, input
 // sources, batching, --ids, pooling, atomic output, and bad input (exit 2, one line).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -42,6 +43,58 @@ void expect_bad_input(const std::string& arguments, const std::string& mentions,
   EXPECT_EQ(count_lines(result.err), 1) << arguments << ": " << result.err;
   EXPECT_EQ(result.err.rfind("tinyenc: error: ", 0), 0u) << result.err;
   EXPECT_NE(result.err.find(mentions), std::string::npos) << result.err;
+}
+
+// A golden encoder (vocabulary of 50) with a vocab.txt of our own that knows neither 狗 nor 人.
+std::filesystem::path bert_folder() {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("tinyenc_cli_run_test_" + std::to_string(::getpid()));
+  if (std::filesystem::exists(dir / "vocab.txt")) return dir;
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path golden = testing::source_dir() / "tests/golden/encoders/none";
+  for (const char* file : {"config.json", "model.safetensors"}) {
+    std::filesystem::copy_file(golden / file, dir / file);
+  }
+  std::ofstream(dir / "vocab.txt") << "[PAD]\n[UNK]\n[CLS]\n[SEP]\n我\n打\n你\nthe\ncat\n";
+  return dir;
+}
+
+TEST(CliRun, UnknownTokensAreMarked) {
+  const std::string m = " --threads 1 -m " + bert_folder().string();
+  const ProgramResult table = run("run" + m + " 狗咬人 'the cat' '我打 dog'");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("tokens  [CLS] \u27e8unk:狗\u27e9 \u27e8unk:咬\u27e9 \u27e8unk:人\u27e9 "
+                           "[SEP]\n"),
+            std::string::npos)
+      << table.out;
+  EXPECT_NE(table.out.find("tokens  [CLS] the cat [SEP]\n"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("tokens  [CLS] 我 打 \u27e8unk:dog\u27e9 [SEP]\n"), std::string::npos)
+      << table.out;
+  EXPECT_EQ(table.err,
+            "tinyenc: warning: 4 tokens in 2 of 3 texts unknown to the vocabulary ([UNK], id 1): "
+            "'狗' '咬' '人' 'dog'; the model sees them all as one token, so what it says of them "
+            "is a guess\n");
+
+  const nlohmann::json doc = run_json("run" + m + " 狗咬人 'the cat' '我打 dog'");
+  EXPECT_EQ(doc["inputs"][0]["unknown"], nlohmann::json({1, 2, 3}));
+  EXPECT_EQ(doc["inputs"][0]["tokens"][1], "[UNK]");  // the pieces as the tokenizer gives them
+  EXPECT_EQ(doc["inputs"][1]["unknown"], nlohmann::json::array());
+  EXPECT_EQ(doc["inputs"][2]["unknown"], nlohmann::json({3}));
+  // --pair: the second text's tokens point into the second text.
+  const ProgramResult pair = run("run --pair" + m + " -", "我打你\t狗\n");
+  ASSERT_EQ(pair.exit_code, 0) << pair.err;
+  EXPECT_NE(pair.out.find("[SEP] \u27e8unk:狗\u27e9 [SEP]"), std::string::npos) << pair.out;
+  // Nothing unknown: no warning.
+  EXPECT_EQ(run("run" + m + " 'the cat'").err, "");
+  std::filesystem::remove_all(bert_folder());
+
+  // The shipped sentencepiece models: a character they never saw is <unk>, shown as what it is.
+  const ProgramResult shipped = run("run --threads 1 -m " + model("order-rope") + " 我打龘");
+  ASSERT_EQ(shipped.exit_code, 0) << shipped.err;
+  EXPECT_NE(shipped.out.find("\u27e8unk:龘\u27e9 </s>"), std::string::npos) << shipped.out;
+  EXPECT_NE(shipped.err.find("1 token in 1 of 1 text unknown to the vocabulary (<unk>, id "),
+            std::string::npos)
+      << shipped.err;
 }
 
 TEST(CliRun, TableNamesTheAgent) {

@@ -59,6 +59,27 @@ TEST_F(CliTokenize, TableShowsIdsPiecesAndBytes) {
   EXPECT_NE(result.out.find("    7        3            [SEP]\n"), std::string::npos);
 }
 
+TEST_F(CliTokenize, UnknownTokensAreMarked) {
+  // "dog" is in no vocabulary here: [UNK], shown with the text it stands for.
+  const Result table = run("tokenize -m " + quote(bert_folder()) + " 'the dog sat'");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("    2        1 4-7        \u27e8unk:dog\u27e9  'dog'"),
+            std::string::npos)
+      << table.out;
+  EXPECT_EQ(table.err,
+            "tinyenc: warning: 1 token in 1 of 1 text unknown to the vocabulary ([UNK], id 1): "
+            "'dog'; the model sees them all as one token, so what it says of them is a guess\n");
+  const Result json_result =
+      run("tokenize --json -m " + quote(bert_folder()) + " 'the dog sat' 'the cat'");
+  ASSERT_EQ(json_result.exit_code, 0) << json_result.err;
+  const nlohmann::json document = nlohmann::json::parse(json_result.out);
+  EXPECT_EQ(document["inputs"][0]["unknown"], nlohmann::json({2}));
+  EXPECT_EQ(document["inputs"][0]["tokens"][2], "[UNK]");
+  EXPECT_EQ(document["inputs"][1]["unknown"], nlohmann::json::array());
+  EXPECT_NE(json_result.err.find("1 token in 1 of 2 texts"), std::string::npos) << json_result.err;
+  EXPECT_EQ(run("tokenize -m " + quote(bert_folder()) + " 'the cat'").err, "");
+}
+
 TEST_F(CliTokenize, JsonHasOneInputPerText) {
   const Result result =
       run("tokenize --json --tokenizer " + quote(bert_folder() / "vocab.txt") + " 'the cat' sat");

@@ -376,6 +376,27 @@ TEST(AttentionFigure, HeadsTimesPanelsOfTokenSquares) {
   EXPECT_THROW(draw_attention_figure(figure), std::invalid_argument);
 }
 
+TEST(AttentionFigure, APanelThatCannotBeDrawnSaysWhy) {
+  AttentionFigure figure;
+  figure.title = "t";
+  figure.heads = 2;
+  figure.panels.push_back({"A: the cat", {"[CLS]", "the", "cat", "[SEP]"}, attention(2, 4)});
+  figure.panels.push_back({"B: tac eht", {"[CLS]", "[UNK]", "[UNK]", "[SEP]"}, attention(2, 4)});
+  const double two_panels = check_svg(draw_attention_figure(figure)).width;
+  figure.undrawn.push_back(
+      {"B in A's token order",
+       "Not drawn: B's tokens are not a rearrangement of A's (other pieces), so B's rows and "
+       "columns cannot be put back in A's order."});
+  const SvgCheck check = check_svg(draw_attention_figure(figure));
+  ASSERT_TRUE(check.ok()) << check.error;
+  EXPECT_EQ(check.count("cell"), 2 * 2 * 4 * 4);  // the two matrices only
+  EXPECT_NE(check.text.find("B in A's token order"), std::string::npos);
+  // Wrapped into lines within the panel, every word kept.
+  EXPECT_NE(check.text.find("Not drawn:"), std::string::npos) << check.text;
+  EXPECT_NE(check.text.find("A's order."), std::string::npos) << check.text;
+  EXPECT_GT(check.width, two_panels + 200);  // the column keeps its place
+}
+
 TEST(AttentionFigure, LongCaptionsAreCut) {
   AttentionFigure figure;
   figure.title = "t";
@@ -427,6 +448,15 @@ TEST(SensitivityFigures, ABarAndALinePerModel) {
   ASSERT_TRUE(layers.ok()) << layers.error;
   EXPECT_EQ(layers.count("series"), 3);
   EXPECT_EQ(layers.count("point"), 3 + 3 + 4);
+
+  // Notes go under the chart, which grows to hold them.
+  const std::string note(150, 'n');
+  const SvgCheck noted = check_svg(draw_layer_distances(models, "3 sentences", {note, "two"}));
+  ASSERT_TRUE(noted.ok()) << noted.error;
+  EXPECT_NE(noted.text.find(note), std::string::npos);
+  EXPECT_NE(noted.text.find("two"), std::string::npos);
+  EXPECT_GT(noted.height, layers.height + 30);
+  EXPECT_GT(noted.width, layers.width);
 }
 
 TEST(Axis, LogTicksAreOneTwoFiveAndFrameTheData) {

@@ -32,6 +32,7 @@
 #include "tools/tinyenc/order/shift.h"
 #include "tools/tinyenc/output.h"
 #include "tools/tinyenc/plot/sensitivity_figures.h"
+#include "tools/tinyenc/unknown_tokens.h"
 
 namespace tinyenc::cli {
 namespace order {
@@ -214,18 +215,25 @@ int run(const OrderOptions& options) {
   const bool need_tokenizer = std::any_of(inputs.sentences.begin(), inputs.sentences.end(),
                                           [](const Sentence& s) { return !s.ids; });
   std::vector<plot::ModelSensitivity> sensitivities;
+  // One warning line per distinct message: the shipped models share a vocabulary.
+  std::vector<std::pair<std::string, std::string>> unknown_warnings;  // message, models
+  // layers.svg marks the models some of whose reorderings compare mean hidden states.
+  std::vector<std::string> layer_notes, marked_names;
   for (size_t m = 0; m < inputs.models.size(); ++m) {
     MeasuredModel model(inputs.models[m], need_tokenizer, dtype);
     model.set_position_offset(options.position_offset);
     report.model_paths.push_back(inputs.models[m].string());
     report.model_pe.push_back(model.position_encoding());
     report.labels.push_back(model.labels());
+    report.unknown_piece.push_back(model.unknown().piece);
+    UnknownTally unknown_tally;
 
     const size_t first_result = report.results.size();
     for (size_t s = 0; s < inputs.sentences.size(); s += options.compare ? 2 : 1) {
       const Sentence& sentence = inputs.sentences[s];
       const std::string what = describe(sentence);
       Experiment experiment{sentence, model.encode(sentence), {}};
+      unknown_tally.add(model.unknown_sources(experiment.encoding, sentence.text));
       if (options.compare) {
         const Sentence& other = inputs.sentences[s + 1];
         Variant variant;
@@ -233,6 +241,7 @@ int run(const OrderOptions& options) {
         variant.text = other.text;
         variant.encoding = model.encode(other);
         variant.alignment = align_by_ids(experiment.encoding, variant.encoding);
+        unknown_tally.add(model.unknown_sources(variant.encoding, other.text));
         experiment.variants.push_back(std::move(variant));
       } else if (unit == Unit::kToken) {
         reorder_tokens(model, spec, experiment, what);
@@ -252,20 +261,46 @@ int run(const OrderOptions& options) {
       }
     }
 
+    const std::string unknown = unknown_tally.message(model.unknown());
+    if (!unknown.empty()) {
+      auto same = std::find_if(unknown_warnings.begin(), unknown_warnings.end(),
+                               [&](const auto& warning) { return warning.first == unknown; });
+      if (same == unknown_warnings.end()) {
+        unknown_warnings.emplace_back(unknown, report.model_names[m]);
+      } else {
+        same->second += ", " + report.model_names[m];
+      }
+    }
+
     plot::ModelSensitivity sensitivity;
     sensitivity.name = report.model_names[m];
     sensitivity.position_encoding = model.position_encoding();
     sensitivity.layer_distances.assign(static_cast<size_t>(model.layers()) + 1, 0.0);
     const size_t count = report.results.size() - first_result;
+    size_t mean_compared = 0;
     for (size_t r = first_result; r < report.results.size(); ++r) {
       sensitivity.mean_cosine_distance += report.results[r].cosine_distance / double(count);
       for (size_t l = 0; l < sensitivity.layer_distances.size(); ++l) {
         sensitivity.layer_distances[l] += report.results[r].layer_distances[l] / double(count);
       }
+      mean_compared += !report.results[r].token_aligned;
+    }
+    if (mean_compared > 0) {
+      std::string note = "* ";
+      note.append(sensitivity.name).append(": ").append(std::to_string(mean_compared));
+      note.append(" of ").append(std::to_string(count));
+      note.append(
+          " reorderings are not a rearrangement of its tokens; their layer distances compare "
+          "mean hidden states");
+      layer_notes.push_back(std::move(note));
+      marked_names.push_back(sensitivity.name);
     }
     sensitivities.push_back(std::move(sensitivity));
   }
 
+  for (const auto& [message, models] : unknown_warnings) {
+    std::fprintf(stderr, "tinyenc: warning: %s: %s\n", models.c_str(), message.c_str());
+  }
   if (format == OutputFormat::kJson) {
     sink.write(to_json(report));
   } else if (format == OutputFormat::kCsv) {
@@ -283,7 +318,13 @@ int run(const OrderOptions& options) {
                   options.perturbation + " by " + std::string(unit_name(unit));
     const std::filesystem::path dir(options.plot_dir);
     write_file(dir / "summary.svg", plot::draw_sensitivity_summary(sensitivities, subtitle));
-    write_file(dir / "layers.svg", plot::draw_layer_distances(sensitivities, subtitle));
+    std::vector<plot::ModelSensitivity> marked = sensitivities;
+    for (plot::ModelSensitivity& sensitivity : marked) {
+      if (std::count(marked_names.begin(), marked_names.end(), sensitivity.name)) {
+        sensitivity.name += " *";
+      }
+    }
+    write_file(dir / "layers.svg", plot::draw_layer_distances(marked, subtitle, layer_notes));
   }
   sink.commit();
   return 0;
@@ -327,9 +368,9 @@ RunCommand add_order_command(CLI::App& root) {
   auto* unit =
       command
           ->add_option("--unit", options->unit,
-                       "What moves: word (whitespace-separated; each Chinese character is a "
-                       "word), char (code points), token (the model's tokens, ids permuted "
-                       "directly; [CLS]/[SEP], <s>/</s> stay put). Default token with --ids")
+                       "What moves: word (words as people mean them: see below), char (code "
+                       "points), token (the model's tokens, ids permuted directly; [CLS]/[SEP], "
+                       "<s>/</s> stay put). Default token with --ids")
           ->check(CLI::IsMember({"token", "char", "word"}))
           ->capture_default_str();
   options->unit_option = unit;
@@ -383,9 +424,23 @@ RunCommand add_order_command(CLI::App& root) {
   layer distances   for layer 0 (embeddings + position encoding) .. L (the output): the mean
                     over tokens of 1 - cos between a token's hidden state in the original and the
                     same token's in the reordering. Without a position encoding every one is ~0.
-                    When a reordered text tokenizes differently (char units in English), each
-                    layer's mean hidden states are compared instead (marked * and
-                    "layer_alignment": "mean" in JSON/CSV).
+                    Tokens are followed by their unit, or by id when the reordering's tokens are
+                    the original's rearranged (English, Chinese, mixed). When they are not (char
+                    units in English), each layer's mean hidden states are compared instead:
+                    marked * in the table, "layer_alignment": "mean" in JSON/CSV, in layers.svg
+                    and in the attention figure's third panel.
+Words (--unit word, the default): where the text puts spaces between Chinese characters
+("小明 被 小红 打了") the person has cut it, and each space-separated unit is a word. Otherwise
+English (and any spaced script) is cut at spaces, and each run of Chinese characters by longest
+match against the model's own vocabulary: its pieces of two or more characters (▁ and ## taken
+off) are the words, so 小明 moves as one unit when the tokenizer has it as a piece; a character
+in no such piece is a word of its own. Mixed text gets both.
+Unknown tokens (not in the vocabulary: sentencepiece <unk>, WordPiece [UNK]) are named on one
+warning line on stderr, under each sentence of the table, and in JSON/CSV ("unknown",
+"perturbed_unknown"). A reordering that changes only unknown tokens (the known tokens the same,
+in the same order; 狗咬人 and 人咬狗 when the vocabulary knows none of them) moves words the
+model cannot read: it gets no verdict ("no verdict †" in the table, "unknown_only": true and
+"label_flipped": null in JSON/CSV) rather than "no flip".
 The default is every swap of two words. Reordering never moves the template's tokens ([CLS]
 [SEP], <s> </s>). Reverse alone can mislead: ALiBi's bias depends only on |i - j|, which
 reversing a whole sequence keeps, so an ALiBi encoder without such fixed ends cannot see it.

@@ -13,6 +13,8 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "engine/encoder.h"
@@ -27,6 +29,7 @@
 #include "tools/tinyenc/options.h"
 #include "tools/tinyenc/output.h"
 #include "tools/tinyenc/progress.h"
+#include "tools/tinyenc/unknown_tokens.h"
 
 namespace tinyenc::cli {
 namespace {
@@ -76,11 +79,13 @@ nlohmann::json token_rows(const TextOutput& out, bool normalized) {
 }
 
 nlohmann::json to_json(const Pipeline& pipeline, const std::string& text, const TextOutput& out,
-                       bool hidden_states, bool per_token, bool normalized) {
+                       const std::vector<size_t>& unknown, bool hidden_states, bool per_token,
+                       bool normalized) {
   nlohmann::json item;
   item["text"] = text;
   item["tokens"] = out.encoding.tokens;
   item["ids"] = out.encoding.ids;
+  item["unknown"] = unknown;
   if (out.label >= 0) {
     item["label"] = pipeline.label_name(out.label);
     item["probabilities"] = json_floats(out.probabilities);
@@ -97,11 +102,9 @@ nlohmann::json to_json(const Pipeline& pipeline, const std::string& text, const 
 }
 
 std::string table_row(const Pipeline& pipeline, const std::string& text, const TextOutput& out,
-                      bool per_token, int64_t chunks) {
+                      const std::vector<std::string>& tokens, bool per_token, int64_t chunks) {
   std::string row = text + "\n  tokens  ";
-  for (size_t t = 0; t < out.encoding.tokens.size(); ++t) {
-    row += (t ? " " : "") + out.encoding.tokens[t];
-  }
+  for (size_t t = 0; t < tokens.size(); ++t) row += (t ? " " : "") + tokens[t];
   row += "\n";
   char buffer[64];
   if (out.label >= 0) {
@@ -139,16 +142,27 @@ constexpr int kMaxWindow = 1 << 20;
 class RecordWriter {
  public:
   RecordWriter(const RunOptions& options, const Pipeline& pipeline, OutputSink& sink)
-      : options_(options), pipeline_(pipeline), sink_(sink) {}
+      : options_(options), pipeline_(pipeline), sink_(sink) {
+    if (pipeline.has_tokenizer()) unknown_ = UnknownToken::of(pipeline.tokenizer());
+  }
 
   void write(CorpusRecord& record) {
     TextOutput& out = record.output;
     const std::string& text = *record.text;
     if (options_.normalize) normalize_embedding(out.embedding);
+    // The halves of a --pair text, which the offsets of its tokens count in.
+    std::string_view first = text, second;
+    if (options_.input.pair && options_.ids.empty()) std::tie(first, second) = split_pair(text);
+    const std::vector<size_t> unknown = unknown_positions(out.encoding, unknown_);
+    std::vector<std::string> sources;
+    for (size_t t : unknown) sources.push_back(token_source(out.encoding, t, first, second));
+    tally_.add(sources);
     if (options_.format == OutputFormat::kText) {
-      sink_.write(table_row(pipeline_, text, out, options_.per_token, record.chunks));
+      sink_.write(table_row(pipeline_, text, out,
+                            marked_tokens(out.encoding, unknown, first, second), options_.per_token,
+                            record.chunks));
     } else {
-      nlohmann::json item = to_json(pipeline_, text, out, options_.hidden_states,
+      nlohmann::json item = to_json(pipeline_, text, out, unknown, options_.hidden_states,
                                     options_.per_token, options_.normalize);
       if (record.chunks > 1) item["chunks"] = record.chunks;
       if (options_.format == OutputFormat::kJsonl) {
@@ -163,6 +177,9 @@ class RecordWriter {
 
   // After a window: what was written reaches a reader at the other end of a pipe now.
   void flush() { sink_.flush(); }
+
+  // The one line naming the tokens the vocabulary did not know, if any.
+  void warn_unknown() const { tally_.warn(unknown_); }
 
   void finish() {
     if (options_.format != OutputFormat::kJson) return;
@@ -183,6 +200,8 @@ class RecordWriter {
   OutputSink& sink_;
   size_t records_ = 0;
   bool begun_ = false;
+  UnknownToken unknown_;
+  UnknownTally tally_;
 };
 
 // Whether a descriptor is a regular file: read straight through, never waited on.
@@ -341,6 +360,7 @@ int run(RunOptions& options) {
   }
   writer.finish();
   sink.commit();
+  writer.warn_unknown();
   return 0;
 }
 
@@ -408,6 +428,11 @@ RunCommand add_run_command(CLI::App& root) {
                     "No progress line, even on a terminal (default: shown on a terminal)");
   command->add_flag("-v,--verbose", options->verbose,
                     "Describe the model in one line on stderr first (tinyenc info -m: all of it)");
+  command->footer(
+      "Tokens the vocabulary does not know get the unknown id (sentencepiece <unk>, WordPiece\n"
+      "[UNK]) and the model sees them all alike: the table shows them as \u27e8unk:TEXT\u27e9 "
+      "(TEXT: the\ninput they stand for), JSON lists their positions in \"unknown\", and one "
+      "warning line on\nstderr counts them and names them.");
   return [options] { return run(*options); };
 }
 

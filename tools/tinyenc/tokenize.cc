@@ -16,6 +16,7 @@
 #include "tools/tinyenc/json_text.h"
 #include "tools/tinyenc/line_reader.h"
 #include "tools/tinyenc/options.h"
+#include "tools/tinyenc/unknown_tokens.h"
 
 namespace tinyenc::cli {
 namespace {
@@ -34,6 +35,7 @@ struct Input {
   std::string second;
   bool is_pair = false;
   Encoding encoding;
+  std::vector<size_t> unknown;  // positions of tokens the vocabulary does not know
 };
 
 // The texts in order: the arguments ("-" standing for standard input's lines), then -i FILE's.
@@ -64,8 +66,24 @@ std::vector<std::string> read_texts(const InputOptions& options) {
   return texts;
 }
 
+// The input bytes a token came from, or "" for a template token.
+std::string source_text(const Input& input, size_t token) {
+  const TokenSpan span = input.encoding.offsets[token];
+  switch (input.encoding.sources[token]) {
+    case TokenSource::kFirst:
+      return input.first.substr(span.begin, span.end - span.begin);
+    case TokenSource::kSecond:
+      return input.second.substr(span.begin, span.end - span.begin);
+    case TokenSource::kSpecial:
+      break;
+  }
+  return "";
+}
+
 std::vector<Input> encode_all(const Tokenizer& tokenizer, const TokenizeOptions& options) {
   const std::vector<std::string> texts = read_texts(options.input);
+  const UnknownToken unknown = UnknownToken::of(tokenizer);
+  UnknownTally tally;
   const bool pair = options.input.pair;
   std::vector<Input> inputs;
   for (size_t i = 0; i < texts.size(); ++i) {
@@ -85,23 +103,16 @@ std::vector<Input> encode_all(const Tokenizer& tokenizer, const TokenizeOptions&
     } catch (const std::invalid_argument& error) {
       throw std::invalid_argument(input.label + ": " + error.what());
     }
+    input.unknown = unknown_positions(input.encoding, unknown);
+    std::vector<std::string> sources;
+    for (size_t t : input.unknown) {
+      sources.push_back(token_source(input.encoding, t, input.first, input.second));
+    }
+    tally.add(sources);
     inputs.push_back(std::move(input));
   }
+  tally.warn(unknown);
   return inputs;
-}
-
-// The input bytes a token came from, or "" for a template token.
-std::string source_text(const Input& input, size_t token) {
-  const TokenSpan span = input.encoding.offsets[token];
-  switch (input.encoding.sources[token]) {
-    case TokenSource::kFirst:
-      return input.first.substr(span.begin, span.end - span.begin);
-    case TokenSource::kSecond:
-      return input.second.substr(span.begin, span.end - span.begin);
-    case TokenSource::kSpecial:
-      break;
-  }
-  return "";
 }
 
 nlohmann::ordered_json to_json(const Tokenizer& tokenizer, const std::vector<Input>& inputs) {
@@ -125,6 +136,7 @@ nlohmann::ordered_json to_json(const Tokenizer& tokenizer, const std::vector<Inp
     item["token_type_ids"] = encoding.token_type_ids;
     item["offsets"] = std::move(offsets);
     item["sequence_ids"] = std::move(sequence_ids);
+    item["unknown"] = input.unknown;
     out["inputs"].push_back(std::move(item));
   }
   return out;
@@ -145,8 +157,10 @@ void print_table(const Tokenizer& tokenizer, const std::vector<Input>& inputs) {
                 in_quotes(input.first).c_str());
     if (input.is_pair) std::printf(" + %s", in_quotes(input.second).c_str());
     std::printf("\n");
+    const std::vector<std::string> tokens =
+        marked_tokens(encoding, input.unknown, input.first, input.second);
     size_t token_width = 5;
-    for (const std::string& token : encoding.tokens) {
+    for (const std::string& token : tokens) {
       token_width = std::max(token_width, display_width(token));
     }
     std::printf("%5s %8s %s%-9s  %s%*s  %s\n", "#", "id", input.is_pair ? "type  " : "", "bytes",
@@ -158,7 +172,7 @@ void print_table(const Tokenizer& tokenizer, const std::vector<Input>& inputs) {
           special ? "" : std::to_string(span.begin) + "-" + std::to_string(span.end);
       std::string type;
       if (input.is_pair) type = std::to_string(encoding.token_type_ids[i]) + "     ";
-      const std::string& token = encoding.tokens[i];
+      const std::string& token = tokens[i];
       std::printf("%5zu %8d %s%-9s  %s", i, encoding.ids[i], type.c_str(), bytes.c_str(),
                   token.c_str());
       if (!special) {
@@ -186,10 +200,15 @@ RunCommand add_tokenize_command(CLI::App& root) {
   file->type_name("FILE");
   model->excludes(file);
   command->add_flag("--json", options->json,
-                    "Print JSON: {\"inputs\": [{\"text\", \"tokens\", \"ids\", ...}]}");
+                    "Print JSON: {\"inputs\": [{\"text\", \"tokens\", \"ids\", ..., "
+                    "\"unknown\"}]}");
   command->add_flag("--no-special", options->no_special,
                     "Leave out the template's special tokens ([CLS] [SEP], <s> </s>)");
   add_input_options(*command, options->input);
+  command->footer(
+      "Tokens the vocabulary does not know get the unknown id (sentencepiece <unk>, WordPiece\n"
+      "[UNK]): the table shows them as \u27e8unk:TEXT\u27e9 (TEXT: the input they stand for), "
+      "JSON lists\ntheir positions in \"unknown\", and one warning line on stderr names them.");
 
   return [options]() -> int {
     if (options->model_dir.empty() && options->tokenizer_file.empty()) {

@@ -85,6 +85,18 @@ void plot_attention(MeasuredModel& model, const std::string& name, const Experim
       }
     }
     figure.panels.push_back({"B in A's token order", experiment.encoding.tokens, std::move(back)});
+  } else {
+    std::string why = "Not drawn: B's tokens are not a rearrangement of A's (";
+    if (tokens_a == tokens_b) {
+      why.append("other pieces");
+    } else {
+      why.append("A has ").append(std::to_string(tokens_a)).append(" tokens, B ");
+      why.append(std::to_string(tokens_b));
+    }
+    why.append(
+        "), so B's rows and columns cannot be put back in A's order. The layer distances of this "
+        "reordering compare mean hidden states.");
+    figure.undrawn.push_back({"B in A's token order", why});
   }
   write_file(file, plot::draw_attention_figure(figure));
 }

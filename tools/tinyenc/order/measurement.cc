@@ -16,11 +16,12 @@ namespace {
 // Sequences per forward pass.
 constexpr size_t kBatch = 32;
 
-std::string join_tokens(const Encoding& encoding, const std::vector<size_t>& positions) {
+std::string join_tokens(const std::vector<std::string>& tokens,
+                        const std::vector<size_t>& positions) {
   std::string text;
   for (size_t position : positions) {
     if (!text.empty()) text += ' ';
-    text += encoding.tokens[position];
+    text += tokens[position];
   }
   return text;
 }
@@ -114,9 +115,12 @@ MeasuredModel::MeasuredModel(const std::filesystem::path& dir, bool need_tokeniz
   // --ids only: a tokenizer, when the folder has one that loads, still says which ids are
   // its template's tokens (<s> </s>, [CLS] [SEP]), and those stay in place.
   if (pipeline_.has_tokenizer()) {
-    for (const TemplateItem& item : pipeline_.tokenizer().special_template().single) {
+    const Tokenizer& tokenizer = pipeline_.tokenizer();
+    for (const TemplateItem& item : tokenizer.special_template().single) {
       if (item.kind == TemplateItem::Kind::kSpecialToken) template_ids_.insert(item.id);
     }
+    unknown_ = UnknownToken::of(tokenizer);
+    lexicon_ = Lexicon(tokenizer);
   }
 }
 
@@ -137,6 +141,16 @@ Encoding MeasuredModel::encode(const Sentence& sentence) const {
   }
   check(encoding, describe(sentence));
   return encoding;
+}
+
+std::vector<std::string> MeasuredModel::unknown_sources(const Encoding& encoding,
+                                                        const std::string& text) const {
+  std::vector<std::string> sources;
+  for (size_t t : unknown_positions(encoding, unknown_)) {
+    std::string source = token_source(encoding, t, text);
+    sources.push_back(source.empty() ? unknown_.piece : std::move(source));  // --ids: no text
+  }
+  return sources;
 }
 
 EncoderOutput MeasuredModel::forward(const std::vector<const Encoding*>& batch, bool attention) {
@@ -172,11 +186,17 @@ void reorder_tokens(const MeasuredModel& model, const PerturbationSpec& spec,
     std::vector<size_t> alignment;
     variant.encoding = permute_tokens(original, movable, variant.order, alignment);
     variant.alignment = std::move(alignment);
+    variant.offsets_in_original = true;
     if (experiment.sentence.ids) {
       std::vector<int> ids(variant.encoding.ids.begin(), variant.encoding.ids.end());
       variant.text = join_numbers(ids, ",");
     } else {
-      variant.text = join_tokens(variant.encoding, movable);
+      // Unknown tokens as ⟨unk:狗⟩: their pieces alone would pass for tokens the model knows.
+      const Encoding& encoding = variant.encoding;
+      variant.text =
+          join_tokens(marked_tokens(encoding, unknown_positions(encoding, model.unknown()),
+                                    experiment.sentence.text),
+                      movable);
     }
     model.check(variant.encoding, what + " reordered (" + variant.name + ")");
     experiment.variants.push_back(std::move(variant));
@@ -185,7 +205,7 @@ void reorder_tokens(const MeasuredModel& model, const PerturbationSpec& spec,
 
 void reorder_text(const MeasuredModel& model, const PerturbationSpec& spec, Unit unit,
                   Experiment& experiment, const std::string& what) {
-  const TextUnits split = split_units(experiment.sentence.text, unit);
+  const TextUnits split = split_units(experiment.sentence.text, unit, &model.lexicon());
   std::vector<int> identity(split.units.size());
   std::iota(identity.begin(), identity.end(), 0);
   std::vector<TokenSpan> unit_spans;
@@ -198,10 +218,27 @@ void reorder_text(const MeasuredModel& model, const PerturbationSpec& spec, Unit
     variant.text = join_units(split, variant.order, slot_spans);
     variant.encoding =
         model.encode({variant.text, std::nullopt, what + " reordered (" + variant.name + ")"});
-    variant.alignment = align_by_units(experiment.encoding, unit_spans, variant.encoding,
-                                       slot_spans, variant.order);
+    variant.alignment = align_reordered(experiment.encoding, unit_spans, variant.encoding,
+                                        slot_spans, variant.order);
     experiment.variants.push_back(std::move(variant));
   }
+}
+
+bool differ_only_in_unknown(const Encoding& a, const Encoding& b, const UnknownToken& unknown) {
+  if (!unknown.id) return false;
+  std::vector<int32_t> known_a, known_b;
+  size_t unknown_tokens = 0;
+  for (const Encoding* encoding : {&a, &b}) {
+    std::vector<int32_t>& known = encoding == &a ? known_a : known_b;
+    for (int32_t id : encoding->ids) {
+      if (id == *unknown.id) {
+        ++unknown_tokens;
+      } else {
+        known.push_back(id);
+      }
+    }
+  }
+  return unknown_tokens > 0 && known_a == known_b;
 }
 
 double cosine_distance(const float* a, const float* b, int64_t n) {
@@ -232,6 +269,11 @@ std::vector<Result> measure_experiment(MeasuredModel& model, const Experiment& e
       result.perturbation = variant.name;
       result.perturbed_text = variant.text;
       result.order = variant.order;
+      result.unknown = model.unknown_sources(experiment.encoding, experiment.sentence.text);
+      result.perturbed_unknown = model.unknown_sources(
+          variant.encoding, variant.offsets_in_original ? experiment.sentence.text : variant.text);
+      result.unknown_only =
+          differ_only_in_unknown(experiment.encoding, variant.encoding, model.unknown());
       results.push_back(std::move(result));
     }
   }

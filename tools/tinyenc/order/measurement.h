@@ -15,6 +15,7 @@
 #include "engine/pe/position_encoding.h"
 #include "models/pipeline.h"
 #include "tools/tinyenc/order/perturbation.h"
+#include "tools/tinyenc/unknown_tokens.h"
 
 namespace tinyenc::cli::order {
 
@@ -43,6 +44,14 @@ class MeasuredModel {
   }
   int64_t layers() const { return pipeline_.model().config.encoder.layers; }
   const std::vector<std::string>& labels() const { return pipeline_.model().config.labels; }
+  // The id the tokenizer gives to what its vocabulary lacks (<unk>, [UNK]); none without a
+  // tokenizer.
+  const UnknownToken& unknown() const { return unknown_; }
+  // The unknown tokens of `encoding`: the text of `text` each stands for (the unknown piece when
+  // it covers none, as with --ids).
+  std::vector<std::string> unknown_sources(const Encoding& encoding, const std::string& text) const;
+  // The tokenizer's multi-character Chinese words, for --unit word (empty without a tokenizer).
+  const Lexicon& lexicon() const { return lexicon_; }
 
   // The tokens of a text (with the template's special tokens), or an encoding of raw ids, in
   // which the ids of the template's special tokens count as special.
@@ -62,6 +71,8 @@ class MeasuredModel {
 
   Pipeline pipeline_;
   std::set<int32_t> template_ids_;  // ids of the tokenizer template's special tokens
+  UnknownToken unknown_;
+  Lexicon lexicon_;
 };
 
 struct Variant {
@@ -70,8 +81,10 @@ struct Variant {
   std::string text;        // the reordered text as a person reads it
   Encoding encoding;
   // alignment[t]: the position in `encoding` of the original's token t, when every token can be
-  // followed to its new place; nullopt when the reordered text tokenizes differently.
+  // followed to its new place; nullopt when its tokens are not the original's rearranged.
   std::optional<std::vector<size_t>> alignment;
+  // Token unit: the offsets of `encoding` count in the original's text, not in `text`.
+  bool offsets_in_original = false;
 };
 
 struct Experiment {
@@ -98,7 +111,16 @@ struct Result {
   int64_t label = -1, perturbed_label = -1;
   std::vector<double> layer_distances;
   bool token_aligned = false;
+  // The tokens the vocabulary does not know, as the texts they stand for, in A and in B.
+  std::vector<std::string> unknown, perturbed_unknown;
+  // B differs from A only where the vocabulary knows nothing: the tokens it knows are the same,
+  // in the same order. The words that moved are unknown to the model, so neither "no flip" nor
+  // a distance (near 0 or not) says anything about how it reads word order.
+  bool unknown_only = false;
 };
+
+// Whether A and B hold the same known tokens in the same order and some unknown ones.
+bool differ_only_in_unknown(const Encoding& a, const Encoding& b, const UnknownToken& unknown);
 
 // 1 - cos(a, b) over n values; 0 for two zero vectors, 1 for one.
 double cosine_distance(const float* a, const float* b, int64_t n);

@@ -16,7 +16,55 @@ std::string_view unit_name(Unit unit) {
   return unit == Unit::kToken ? "token" : unit == Unit::kChar ? "char" : "word";
 }
 
-TextUnits split_units(const std::string& text, Unit unit) {
+Lexicon::Lexicon(const Tokenizer& tokenizer) {
+  for (int32_t id = 0; id < tokenizer.vocab_size(); ++id) add(tokenizer.id_to_token(id));
+}
+
+void Lexicon::add(std::string_view piece) {
+  for (std::string_view mark : {std::string_view("\u2581"), std::string_view("##")}) {
+    if (piece.starts_with(mark)) {
+      piece.remove_prefix(mark.size());
+      break;
+    }
+  }
+  std::u32string word = decode_utf8(piece);
+  if (word.size() < 2 || !std::all_of(word.begin(), word.end(), unicode::is_cjk_ideograph)) return;
+  longest_ = std::max(longest_, word.size());
+  words_.insert(std::move(word));
+}
+
+namespace {
+
+// Whether a person cut the Chinese of `text` into words: an ideograph, whitespace, an ideograph.
+bool spaces_between_ideographs(const std::u32string& text) {
+  bool after_ideograph = false, spaced = false;
+  for (char32_t c : text) {
+    if (unicode::is_cjk_ideograph(c)) {
+      if (after_ideograph && spaced) return true;
+      after_ideograph = true;
+      spaced = false;
+    } else if (unicode::is_word_separator(c)) {
+      spaced = true;
+    } else {
+      after_ideograph = false;
+    }
+  }
+  return false;
+}
+
+// The longest word of `lexicon` at the start of `run` (ideographs only), else its first character.
+size_t longest_match(std::u32string_view run, const Lexicon* lexicon) {
+  if (lexicon) {
+    for (size_t length = std::min(run.size(), lexicon->longest()); length >= 2; --length) {
+      if (lexicon->contains(run.substr(0, length))) return length;
+    }
+  }
+  return 1;
+}
+
+}  // namespace
+
+TextUnits split_units(const std::string& text, Unit unit, const Lexicon* lexicon) {
   TextUnits split;
   std::string glue, word;
   const auto end_word = [&] {
@@ -26,18 +74,31 @@ TextUnits split_units(const std::string& text, Unit unit) {
     glue.clear();
     word.clear();
   };
-  for (char32_t c : decode_utf8(text)) {
-    std::string bytes;
-    append_utf8(c, bytes);
-    if (unit == Unit::kWord && unicode::is_word_separator(c)) {
+  const std::u32string code_points = decode_utf8(text);
+  const bool person_cut = unit == Unit::kWord && spaces_between_ideographs(code_points);
+  for (size_t i = 0; i < code_points.size();) {
+    const char32_t c = code_points[i];
+    if (unit == Unit::kChar) {
       end_word();
-      glue += bytes;
-    } else if (unit == Unit::kChar || unicode::is_cjk_ideograph(c)) {
+      append_utf8(c, word);
       end_word();
-      word = bytes;
+      ++i;
+    } else if (unicode::is_word_separator(c)) {
       end_word();
+      append_utf8(c, glue);
+      ++i;
+    } else if (!person_cut && unicode::is_cjk_ideograph(c)) {
+      size_t run = i;
+      while (run < code_points.size() && unicode::is_cjk_ideograph(code_points[run])) ++run;
+      const std::u32string_view ideographs(code_points.data() + i, run - i);
+      const size_t length = longest_match(ideographs, lexicon);
+      end_word();
+      for (size_t k = 0; k < length; ++k) append_utf8(code_points[i + k], word);
+      end_word();
+      i += length;
     } else {
-      word += bytes;
+      append_utf8(c, word);
+      ++i;
     }
   }
   end_word();
@@ -181,6 +242,7 @@ Encoding permute_tokens(const Encoding& original, const std::vector<size_t>& mov
     encoding.tokens[to] = original.tokens[from];
     encoding.ids[to] = original.ids[from];
     encoding.token_type_ids[to] = original.token_type_ids[from];
+    encoding.offsets[to] = original.offsets[from];  // still counted in the original's text
     alignment[from] = to;
   }
   return encoding;
@@ -192,30 +254,49 @@ std::optional<std::vector<size_t>> align_by_units(const Encoding& original,
                                                   const std::vector<TokenSpan>& slot_spans,
                                                   const std::vector<int>& order) {
   if (original.size() != reordered.size()) return std::nullopt;
-  using Key = std::tuple<int, size_t, size_t>;  // unit (-1: template token), offset, length
-  const auto key_of = [](const Encoding& encoding, size_t t, const std::vector<TokenSpan>& spans,
-                         const std::vector<int>* slot_units, int& specials) -> std::optional<Key> {
-    if (encoding.sources[t] == TokenSource::kSpecial) return Key{-1, specials++, 0};
-    const TokenSpan span = encoding.offsets[t];
-    for (size_t u = 0; u < spans.size(); ++u) {
-      if (span.begin >= spans[u].begin && span.end <= spans[u].end) {
-        const int unit = slot_units ? (*slot_units)[u] : static_cast<int>(u);
-        return Key{unit, span.begin - spans[u].begin, span.end - span.begin};
+  // (unit, offset inside it, length): the unit is -1 for template tokens, whose offset is their
+  // rank; a token of whitespace alone has offset -1, -2, ... (its rank before its unit) and
+  // length 0. The whitespace after the last unit stays in place: it belongs to "unit" n.
+  using Key = std::tuple<int, long, size_t>;
+  const auto keys_of = [](const Encoding& encoding, const std::vector<TokenSpan>& spans,
+                          const std::vector<int>* slot_units) -> std::optional<std::vector<Key>> {
+    const size_t n = spans.size();
+    std::vector<long> glue_tokens(n + 1, 0);
+    long specials = 0;
+    std::vector<Key> keys;
+    for (size_t t = 0; t < encoding.size(); ++t) {
+      if (encoding.sources[t] == TokenSource::kSpecial) {
+        keys.emplace_back(-1, specials++, 0);
+        continue;
+      }
+      const TokenSpan span = encoding.offsets[t];
+      // Slot s owns the bytes from the end of slot s - 1 to its own end: its glue, then itself.
+      size_t slot = 0;
+      while (slot < n && span.begin >= spans[slot].end) ++slot;
+      const size_t region_end = slot < n ? spans[slot].end : SIZE_MAX;
+      if (span.end > region_end) return std::nullopt;  // across units: the text was cut otherwise
+      const int unit = slot == n    ? static_cast<int>(n)
+                       : slot_units ? (*slot_units)[slot]
+                                    : static_cast<int>(slot);
+      if (slot < n && span.end > spans[slot].begin) {
+        const size_t begin = std::max(span.begin, spans[slot].begin);
+        keys.emplace_back(unit, static_cast<long>(begin - spans[slot].begin), span.end - begin);
+      } else {
+        keys.emplace_back(unit, -++glue_tokens[slot], 0);
       }
     }
-    return std::nullopt;  // a token across units: the text was cut differently
+    return keys;
   };
+  const auto original_keys = keys_of(original, unit_spans, nullptr);
+  const auto reordered_keys = keys_of(reordered, slot_spans, &order);
+  if (!original_keys || !reordered_keys) return std::nullopt;
   std::map<Key, size_t> reordered_positions;
-  int specials = 0;
   for (size_t t = 0; t < reordered.size(); ++t) {
-    const auto key = key_of(reordered, t, slot_spans, &order, specials);
-    if (!key || !reordered_positions.emplace(*key, t).second) return std::nullopt;
+    if (!reordered_positions.emplace((*reordered_keys)[t], t).second) return std::nullopt;
   }
   std::vector<size_t> alignment(original.size());
-  specials = 0;
   for (size_t t = 0; t < original.size(); ++t) {
-    const auto key = key_of(original, t, unit_spans, nullptr, specials);
-    const auto found = key ? reordered_positions.find(*key) : reordered_positions.end();
+    const auto found = reordered_positions.find((*original_keys)[t]);
     if (found == reordered_positions.end() || reordered.ids[found->second] != original.ids[t]) {
       return std::nullopt;
     }
@@ -226,16 +307,38 @@ std::optional<std::vector<size_t>> align_by_units(const Encoding& original,
 
 std::optional<std::vector<size_t>> align_by_ids(const Encoding& a, const Encoding& b) {
   if (a.size() != b.size()) return std::nullopt;
-  std::map<int32_t, std::vector<size_t>> positions_in_b;
-  for (size_t t = b.size(); t-- > 0;) positions_in_b[b.ids[t]].push_back(t);
+  // Template tokens by rank among template tokens (id -1 stands for "template token k"), text
+  // tokens by id: the k-th occurrence in A is the k-th in B.
+  std::map<std::pair<int64_t, int32_t>, std::vector<size_t>> positions_in_b;
+  const auto key = [](const Encoding& encoding, size_t t, int32_t& specials) {
+    if (encoding.sources[t] == TokenSource::kSpecial)
+      return std::pair<int64_t, int32_t>(-1, specials++);
+    return std::pair<int64_t, int32_t>(encoding.ids[t], 0);
+  };
+  int32_t specials = 0;
+  std::vector<std::pair<int64_t, int32_t>> keys_b;
+  for (size_t t = 0; t < b.size(); ++t) keys_b.push_back(key(b, t, specials));
+  for (size_t t = b.size(); t-- > 0;) positions_in_b[keys_b[t]].push_back(t);
   std::vector<size_t> alignment(a.size());
+  specials = 0;
   for (size_t t = 0; t < a.size(); ++t) {
-    std::vector<size_t>& candidates = positions_in_b[a.ids[t]];
-    if (candidates.empty()) return std::nullopt;
+    std::vector<size_t>& candidates = positions_in_b[key(a, t, specials)];
+    if (candidates.empty() || b.ids[candidates.back()] != a.ids[t]) return std::nullopt;
     alignment[t] = candidates.back();
     candidates.pop_back();
   }
   return alignment;
+}
+
+std::optional<std::vector<size_t>> align_reordered(const Encoding& original,
+                                                   const std::vector<TokenSpan>& unit_spans,
+                                                   const Encoding& reordered,
+                                                   const std::vector<TokenSpan>& slot_spans,
+                                                   const std::vector<int>& order) {
+  if (auto by_units = align_by_units(original, unit_spans, reordered, slot_spans, order)) {
+    return by_units;
+  }
+  return align_by_ids(original, reordered);
 }
 
 }  // namespace tinyenc::cli::order

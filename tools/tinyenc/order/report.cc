@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 
+#include "tokenizer/tokenizer_file.h"
 #include "tools/tinyenc/output.h"
 #include "tools/tinyenc/plot/text_metrics.h"
 
@@ -65,6 +66,15 @@ std::string label_of(const Report& report, size_t model, int64_t label) {
                                                     : "LABEL_" + std::to_string(label);
 }
 
+std::string join_words(const std::vector<std::string>& words) {
+  std::string out;
+  for (const std::string& word : words) {
+    if (!out.empty()) out.push_back(' ');
+    out.append(word);
+  }
+  return out;
+}
+
 std::string csv_field(const std::string& text) {
   if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
   std::string quoted = "\"";
@@ -75,11 +85,52 @@ std::string csv_field(const std::string& text) {
   return quoted + "\"";
 }
 
+std::string quoted_words(const std::vector<std::string>& words, const std::string& piece) {
+  std::string out;
+  for (const std::string& word : words) {
+    out.push_back(' ');
+    out.append(in_quotes(word.empty() ? piece : word));
+  }
+  return out;
+}
+
+// One line under a sentence's heading naming what the vocabulary does not know, if anything.
+std::string unknown_line(const Report& report,
+                         const std::vector<std::vector<const Result*>>& by_model) {
+  for (size_t m = 0; m < by_model.size(); ++m) {
+    for (const Result* result : by_model[m]) {
+      if (result->unknown.empty() && result->perturbed_unknown.empty()) continue;
+      const std::string& piece = report.unknown_piece[m];
+      std::string line = "unknown to the vocabulary (";
+      line.append(piece);
+      line.append("):");
+      if (report.compare) {
+        if (!result->unknown.empty())
+          line.append(" A").append(quoted_words(result->unknown, piece));
+        if (!result->unknown.empty() && !result->perturbed_unknown.empty()) line.append(";");
+        if (!result->perturbed_unknown.empty()) {
+          line.append(" B").append(quoted_words(result->perturbed_unknown, piece));
+        }
+      } else {
+        line.append(quoted_words(result->unknown, piece));
+      }
+      line.push_back('\n');
+      return line;
+    }
+  }
+  return "";
+}
+
+const char* const kUnknownOnlyNote =
+    "B differs from A only in tokens the vocabulary does not know: the known tokens are the "
+    "same, in the same order, and the words that moved are unknown to the model, so whether its "
+    "answer moves or not says nothing about how it reads word order";
+
 }  // namespace
 
 std::string table(const Report& report, size_t sentence_count) {
   std::string out;
-  bool any_mean_pooled = false;
+  bool any_mean_pooled = false, any_unknown_only = false;
   for (size_t s = 0; s < sentence_count; s += report.compare ? 2 : 1) {
     std::vector<std::vector<const Result*>> by_model(report.model_names.size());
     for (const Result& result : report.results) {
@@ -103,6 +154,7 @@ std::string table(const Report& report, size_t sentence_count) {
              std::string(unit_name(report.unit)) + ": " + std::to_string(variants) +
              " reorderings" + (single ? "" : "; means over them, max the largest") + ")\n";
     }
+    out += unknown_line(report, by_model);
     const bool text_column = single && texts.size() > 1;
     std::vector<std::vector<std::string>> rows;
     std::vector<std::string> header = {"model", "pe"};
@@ -123,7 +175,7 @@ std::string table(const Report& report, size_t sentence_count) {
       if (text_column) row.push_back(results[0]->perturbed_text);
       double sum = 0, largest = 0;
       std::optional<double> logit_delta;
-      int flips = 0;
+      int flips = 0, unknown_only = 0;
       bool aligned = true;
       std::vector<double> layers(results[0]->layer_distances.size(), 0.0);
       for (const Result* result : results) {
@@ -132,20 +184,34 @@ std::string table(const Report& report, size_t sentence_count) {
         if (result->max_abs_logit_delta) {
           logit_delta = std::max(logit_delta.value_or(0.0), *result->max_abs_logit_delta);
         }
-        flips += result->label != result->perturbed_label;
+        if (result->unknown_only) {
+          ++unknown_only;
+        } else {
+          flips += result->label != result->perturbed_label;
+        }
         aligned = aligned && result->token_aligned;
         for (size_t l = 0; l < layers.size(); ++l) layers[l] += result->layer_distances[l];
       }
       const size_t n = results.size();
       row.push_back(label_of(report, m, results[0]->label));
+      any_unknown_only = any_unknown_only || unknown_only > 0;
       if (single) {
         std::string label_b = label_of(report, m, results[0]->perturbed_label);
         if (results[0]->label >= 0 && flips) label_b += " (flip)";
+        if (unknown_only) label_b.append(" (no verdict \u2020)");
         row.push_back(label_b);
         row.push_back(number(sum));
       } else {
-        row.push_back(results[0]->label >= 0 ? std::to_string(flips) + "/" + std::to_string(n)
-                                             : "-");
+        std::string flip_count = "-";
+        if (results[0]->label >= 0) {
+          flip_count = std::to_string(flips) + "/" + std::to_string(n - unknown_only);
+        }
+        if (unknown_only) {
+          flip_count.append(" (")
+              .append(std::to_string(unknown_only))
+              .append(" no verdict \u2020)");
+        }
+        row.push_back(flip_count);
         row.push_back(number(sum / static_cast<double>(n)));
         row.push_back(number(largest));
       }
@@ -172,8 +238,12 @@ std::string table(const Report& report, size_t sentence_count) {
       "place: ~0 means the model has no order information yet.\n";
   if (any_mean_pooled) {
     out +=
-        "* the reordered text tokenized differently: these layer distances compare each layer's\n"
-        "mean hidden state instead.\n";
+        "* the reordered text is not a rearrangement of the original's tokens, so no token can be\n"
+        "followed to its new place: these layer distances compare each layer's mean hidden state\n"
+        "instead.\n";
+  }
+  if (any_unknown_only) {
+    out.append("\u2020 ").append(kUnknownOnlyNote).append(" (flips count the others only).\n");
   }
   return out;
 }
@@ -199,10 +269,15 @@ std::string to_json(const Report& report) {
     item["label"] = labels ? Json(label_of(report, result.model, result.label)) : Json();
     item["perturbed_label"] =
         labels ? Json(label_of(report, result.model, result.perturbed_label)) : Json();
-    item["label_flipped"] = labels ? Json(result.label != result.perturbed_label) : Json();
+    item["label_flipped"] =
+        labels && !result.unknown_only ? Json(result.label != result.perturbed_label) : Json();
     item["layer_distances"] = Json::array();
     for (double value : result.layer_distances) item["layer_distances"].push_back(rounded(value));
     item["layer_alignment"] = result.token_aligned ? "token" : "mean";
+    item["unknown"] = result.unknown;
+    item["perturbed_unknown"] = result.perturbed_unknown;
+    item["unknown_only"] = result.unknown_only;
+    if (result.unknown_only) item["note"] = kUnknownOnlyNote;
     // Bytes that are not UTF-8 (only a folder name can still hold them here) print as U+FFFD.
     out += (r ? ",\n  " : "\n  ") + item.dump(-1, ' ', false, Json::error_handler_t::replace);
   }
@@ -216,7 +291,7 @@ std::string to_csv(const Report& report) {
   }
   std::string out =
       "model,pe,text,perturbation,perturbed_text,cosine_distance,max_abs_logit_delta,label,"
-      "perturbed_label,label_flipped,layer_alignment";
+      "perturbed_label,label_flipped,layer_alignment,unknown_only,unknown,perturbed_unknown";
   for (size_t l = 0; l < layers; ++l) out += ",layer_" + std::to_string(l);
   out += "\n";
   for (const Result& result : report.results) {
@@ -231,8 +306,12 @@ std::string to_csv(const Report& report) {
         result.max_abs_logit_delta ? shortest(*result.max_abs_logit_delta) : "",
         labels ? label_of(report, result.model, result.label) : "",
         labels ? label_of(report, result.model, result.perturbed_label) : "",
-        labels ? (result.label != result.perturbed_label ? "true" : "false") : "",
-        result.token_aligned ? "token" : "mean"};
+        labels && !result.unknown_only ? (result.label != result.perturbed_label ? "true" : "false")
+                                       : "",
+        result.token_aligned ? "token" : "mean",
+        result.unknown_only ? "true" : "false",
+        join_words(result.unknown),
+        join_words(result.perturbed_unknown)};
     for (size_t l = 0; l < layers; ++l) {
       fields.push_back(l < result.layer_distances.size() ? shortest(result.layer_distances[l])
                                                          : "");

@@ -17,6 +17,7 @@ struct Report {
   std::vector<std::string> model_pe;
   std::vector<Result> results;
   std::vector<std::vector<std::string>> labels;  // [model]: config.json's id2label
+  std::vector<std::string> unknown_piece;        // [model]: "<unk>", "[UNK]"; "" without one
   bool compare = false;
   Unit unit = Unit::kWord;
   std::string perturbation;

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "tools/tinyenc/plot/axis.h"
 #include "tools/tinyenc/plot/color.h"
@@ -21,6 +23,30 @@ constexpr double kTitleHeight = 56;
 constexpr double kCaptionHeight = 22;
 constexpr double kLegendWidth = 80;
 constexpr double kCaptionSize = 13;
+constexpr double kNoteSize = 12;
+constexpr double kNoteWidth = 220;
+
+// `text` cut at spaces into lines of at most `width` (a word longer than that gets a line).
+std::vector<std::string> wrap(const std::string& text, double size, double width) {
+  std::vector<std::string> lines;
+  std::string line;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find(' ', at);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(at, end - at);
+    const std::string longer = line.empty() ? word : line + " " + word;
+    if (!line.empty() && text_width(longer, size) > width) {
+      lines.push_back(line);
+      line = word;
+    } else {
+      line = longer;
+    }
+    at = end + 1;
+  }
+  if (!line.empty()) lines.push_back(line);
+  return lines;
+}
 
 Heatmap panel_heatmap(const AttentionPanel& panel, int64_t head, double cell, double scale_top) {
   const int64_t tokens = static_cast<int64_t>(panel.tokens.size());
@@ -90,6 +116,7 @@ std::string draw_attention_figure(const AttentionFigure& figure) {
   for (size_t p = 0; p < figure.panels.size(); ++p) {
     width += panel_width[p] + kPanelGap;
   }
+  width += static_cast<double>(figure.undrawn.size()) * (kNoteWidth + kPanelGap);
   width += kLegendWidth + kMargin;
   width = std::max({width, text_width(figure.title, 15) + 2 * kMargin,
                     text_width(figure.note, 11) + 2 * kMargin});
@@ -116,6 +143,17 @@ std::string draw_attention_figure(const AttentionFigure& figure) {
       }
     }
     x += panel_width[p] + kPanelGap;
+  }
+  // A panel that cannot be drawn: its caption, and why in its place.
+  for (const UndrawnPanel& panel : figure.undrawn) {
+    svg.text(x, kTitleHeight + 14, fit_text(panel.caption, kCaptionSize, kNoteWidth),
+             {.size = kCaptionSize, .bold = true});
+    double y = kTitleHeight + kCaptionHeight + 24;
+    for (const std::string& line : wrap(panel.why, kNoteSize, kNoteWidth)) {
+      svg.text(x, y, line, {.size = kNoteSize, .fill = "#a33"});
+      y += kNoteSize * 1.4;
+    }
+    x += kNoteWidth + kPanelGap;
   }
   const double legend_top = kTitleHeight + kCaptionHeight + 20;
   draw_color_legend(

@@ -17,11 +17,19 @@ struct AttentionPanel {
   std::vector<float> probabilities;  // [heads, T, T]: row = query, column = key
 };
 
+// A panel that cannot be drawn: its column keeps its place and says why, so that it is never
+// silently gone.
+struct UndrawnPanel {
+  std::string caption;
+  std::string why;
+};
+
 struct AttentionFigure {
   std::string title;
   std::string note;  // one line under the title, may be empty
   int64_t heads = 0;
   std::vector<AttentionPanel> panels;  // drawn left to right
+  std::vector<UndrawnPanel> undrawn;   // after them, a note each in place of its matrices
 };
 
 // The SVG document: one heatmap (<rect class="cell"> each) per head and panel, so

@@ -22,7 +22,8 @@ std::string draw_sensitivity_summary(const std::vector<ModelSensitivity>& models
                                      const std::vector<std::string>& notes = {});
 
 // Mean distance per layer, one line per model (<polyline class="series">), each with the marker
-// and dash of its PE kind.
+// and dash of its PE kind; `notes` are further lines under the subtitle (what a "*" after a
+// model's name means, say).
 std::string draw_layer_distances(const std::vector<ModelSensitivity>& models,
                                  const std::string& subtitle,
                                  const std::vector<std::string>& notes = {});
