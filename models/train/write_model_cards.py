@@ -54,8 +54,9 @@ def accuracy_table(metrics):
         rows.append(f"| &nbsp;&nbsp;{construction} | "
                     f"{percent(full['by_construction'][construction])} | "
                     f"{percent(golden['by_construction'][construction])} |")
-    for construction in ["en-active", "en-passive"]:
-        rows.append(f"| English pronouns, {construction} (she hit him, he was hit by her, …) | "
+    for construction, example in [("en-active", "she hit him"),
+                                  ("en-passive", "he was hit by her")]:
+        rows.append(f"| English pronouns, {construction} ({example}, …) | "
                     f"{percent(full['english_pronouns'][construction])} | "
                     f"{percent(golden['english_pronouns'][construction])} |")
     return "\n".join(rows)
@@ -130,7 +131,8 @@ object form): {people}.
 
 **Verbs** ({len(who_did_it.VERBS)}; Chinese, English): {verbs}. With 把: {ba}.
 
-**Fillers.** Time: {" ".join(who_did_it.ZH_PAST_TIMES + who_did_it.ZH_FUTURE_TIMES)} /
+**Fillers.** Time: {" ".join(t.replace(" ", "") for t in who_did_it.ZH_PAST_TIMES
+                             + who_did_it.ZH_FUTURE_TIMES)} /
 {", ".join(who_did_it.EN_PAST_TIMES + who_did_it.EN_FUTURE_TIMES)}. Place: 在 + {zh_places}
 (+ 里 / 上; 在学校旁边的公园里 with {" ".join(who_did_it.ZH_NEAR)} 的) / {en_places}. Manner:
 {" ".join(who_did_it.ZH_MANNERS)} / {", ".join(who_did_it.EN_MANNERS)}. Before the sentence:
@@ -275,8 +277,8 @@ accuracy {100 * metrics['train_accuracy']:.2f} %.
 ```
 
 regenerates the corpus, the tokenizer, all six models, their goldens and these cards. It took
-**{wall_seconds} s wall time** on 2 CPU cores of an AMD EPYC (Zen 3) machine ({parallel} models at a
-time, one thread each; this model's training loop: {metrics['train_seconds']:.0f} s). One model
+**{wall_seconds} s wall time** on 2 CPU cores of an AMD EPYC (Zen 3) machine shared with other
+work ({parallel} models at a time, one thread each; this model's training loop: {metrics['train_seconds']:.0f} s). One model
 alone: `/usr/bin/python3 models/train/prepare_data.py`, then
 `/usr/bin/python3 models/train/train_order_model.py --kind {kind}`.
 
