@@ -154,6 +154,10 @@ def accuracy_tables(items, predictions, rows):
         "overall": tally(lambda item: ["all"])["all"],
         "by_construction": tally(lambda item: [item["construction"]]),
         "by_group": tally(lambda item: [who_did_it.GROUPS[item["construction"]]]),
+        # English sentences whose agent and patient are both pronouns (she hit him, he was hit
+        # by her, we were helped by them, you hit me)
+        "english_pronouns": tally(lambda item: [item["construction"]] if item["pronouns"]
+                                  else []),
     }
     pairs = {}
     for b in range(0, len(items), 2):
@@ -216,6 +220,7 @@ def main():
     def log(message):
         print(f"{name}: {message}", flush=True)
         log_file.write(message + "\n")
+        log_file.flush()
 
     tokenizer_model = out / "tokenizer" / "tokenizer.model"
     processor = sentencepiece.SentencePieceProcessor(model_file=str(tokenizer_model))
@@ -238,7 +243,7 @@ def main():
     logits = logits_of(model, heldout_rows)
     predictions = logits.argmax(1).tolist()
     full = accuracy_tables(heldout_items, predictions, heldout_rows)
-    subset = [i for i, item in enumerate(heldout_items) if item["variant"] == 0]
+    subset = [i for i, item in enumerate(heldout_items) if item["golden"]]
     golden_items = [heldout_items[i] for i in subset]
     golden_rows = [heldout_rows[i] for i in subset]
     golden_logits = logits_of(model, golden_rows)
@@ -274,6 +279,7 @@ def main():
         "heldout": full, "golden": golden_tables, "golden_min_margin": margin,
         "permutation_pair_max_logit_gap": permutation_gap,
         "examples": example_outputs(model, processor),
+        "extrapolation": extrapolation(model, processor, args.kind, out),
     }
     (out / "metrics").mkdir(exist_ok=True)
     (out / "metrics" / f"{name}.json").write_text(
@@ -285,8 +291,40 @@ def main():
         f"swapped pairs both right {pairs['both_right']}/{pairs['total']}")
 
 
-EXAMPLES = ["我打你", "你打我", "小明被小红打了", "小红被小明打了", "I hit you", "you hit me",
-            "you were hit by me", "Xiaoming hit Xiaohong", "Xiaohong hit Xiaoming"]
+EXAMPLES = ["我打你", "你打我", "狗咬人", "人咬狗", "小明被小红打了", "小红被小明打了",
+            "昨天下午在公园里小明追了小红", "I hit you", "you hit me", "you were hit by me",
+            "she hit him", "he hit her", "she was hit by him", "Xiaoming hit Xiaohong",
+            "Xiaohong hit Xiaoming", "the dog bit the man", "the man bit the dog"]
+
+
+def extrapolation(model, processor, kind, out):
+    """Accuracy against sentence length (tokens, <s> and </s> included) on the extrapolation
+    set: held-out combinations in sentences longer than any training sentence. A learned
+    table cannot place a sentence longer than its rows: "cannot", not a number."""
+    items = load_jsonl(out / "corpus" / "extrapolation.jsonl")
+    rows = [sentence_ids(processor, item["text"]) for item in items]
+    limit = ARCHITECTURE["max_position_embeddings"]
+    runnable = [i for i, row in enumerate(rows) if kind != "learned" or len(row) <= limit]
+    predictions = {}
+    if runnable:
+        logits = logits_of(model, [rows[i] for i in runnable])
+        predictions = dict(zip(runnable, logits.argmax(1).tolist()))
+    bins = []
+    for low, high in who_did_it.EXTRAPOLATION_BINS:
+        entry = {"tokens": [low, high]}
+        for language in ("all", "zh", "en"):
+            chosen = [i for i, item in enumerate(items) if low <= item["tokens"] <= high and (
+                language == "all" or item["construction"].startswith(language))]
+            if not chosen:
+                continue
+            if any(i not in predictions for i in chosen):
+                entry[language] = "cannot"
+                continue
+            entry[language] = {"correct": sum(int(predictions[i] == items[i]["label"])
+                                              for i in chosen), "total": len(chosen)}
+        bins.append(entry)
+    return {"max_train_tokens": who_did_it.MAX_TRAIN_TOKENS, "position_limit": limit,
+            "bins": bins}
 
 
 def example_outputs(model, processor):

@@ -54,6 +54,11 @@ def accuracy_table(metrics):
         rows.append(f"| &nbsp;&nbsp;{construction} | "
                     f"{percent(full['by_construction'][construction])} | "
                     f"{percent(golden['by_construction'][construction])} |")
+    for construction, example in [("en-active", "she hit him"),
+                                  ("en-passive", "he was hit by her")]:
+        rows.append(f"| English pronouns, {construction} ({example}, …) | "
+                    f"{percent(full['english_pronouns'][construction])} | "
+                    f"{percent(golden['english_pronouns'][construction])} |")
     return "\n".join(rows)
 
 
@@ -84,6 +89,68 @@ def examples_table(metrics):
     for example in metrics["examples"]:
         rows.append(f"| {example['text']} | {example['label']} | {example['probability']:.3f} |")
     return "\n".join(rows)
+
+
+def extrapolation_cell(entry, language):
+    value = entry.get(language)
+    if value is None:
+        return "–"
+    if value == "cannot":
+        return "cannot"
+    return f"{100 * value['correct'] / value['total']:.1f} % ({value['total']})"
+
+
+def extrapolation_table(all_metrics, highlight=None, language="all"):
+    """Accuracy against length, one column per model."""
+    header = "| tokens | " + " | ".join(
+        f"**order-{k}**" if k == highlight else f"order-{k}" for k in KINDS) + " |"
+    rows = [header, "| --- |" + " ---: |" * len(KINDS)]
+    first = all_metrics[KINDS[0]]["extrapolation"]
+    limit = first["max_train_tokens"]
+    for b, entry in enumerate(first["bins"]):
+        low, high = entry["tokens"]
+        label = f"{low}–{high}" + (" (trained)" if high <= limit else "")
+        cells = [extrapolation_cell(all_metrics[k]["extrapolation"]["bins"][b], language)
+                 for k in KINDS]
+        rows.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
+def known_words():
+    people = ", ".join(f"{p[1]} ({p[2]}" + (f" / {p[3]}" if p[3] != p[2] else "") + ")"
+                       for p in who_did_it.PEOPLE)
+    verbs = ", ".join(f"{v[0]} {v[1]}" for v in who_did_it.VERBS)
+    ba = " ".join(v[0] for v in who_did_it.VERBS if v[0] in who_did_it.BA_VERBS)
+    zh_places = " ".join(who_did_it.ZH_PLACE_SUFFIXES)
+    en_places = ", ".join(e for _, e in who_did_it.PLACES)
+    labels = ", ".join(f"{i} {label}" for i, label in enumerate(who_did_it.LABELS))
+    return f"""**Agents and patients** ({len(who_did_it.PEOPLE)}; Chinese, then English subject /
+object form): {people}.
+
+**Labels** (`id2label`, the agent): {labels}.
+
+**Verbs** ({len(who_did_it.VERBS)}; Chinese, English): {verbs}. With 把: {ba}.
+
+**Fillers.** Time: {" ".join(t.replace(" ", "") for t in who_did_it.ZH_PAST_TIMES
+                             + who_did_it.ZH_FUTURE_TIMES)} /
+{", ".join(who_did_it.EN_PAST_TIMES + who_did_it.EN_FUTURE_TIMES)}. Place: 在 + {zh_places}
+(+ 里 / 上; 在学校旁边的公园里 with {" ".join(who_did_it.ZH_NEAR)} 的) / {en_places}. Manner:
+{" ".join(who_did_it.ZH_MANNERS)} / {", ".join(who_did_it.EN_MANNERS)}. Before the sentence:
+{", ".join(c.replace(" ", "") for c in who_did_it.ZH_CLAUSES)} /
+{", ".join(who_did_it.EN_CLAUSES)}. Grammar words: 把 被 了 过 会 的, was were will be by.
+
+Anything else is `<unk>` (or, for Chinese characters of these words in other combinations, the
+single characters: 明小 → 明 小), and the model's answer on it means nothing."""
+
+
+def extrapolation_by_language(metrics):
+    parts = []
+    for entry in metrics["extrapolation"]["bins"]:
+        low, high = entry["tokens"]
+        cells = [f"{language} {extrapolation_cell(entry, language)}" for language in ("zh", "en")
+                 if language in entry]
+        parts.append(f"{low}–{high}: " + ", ".join(cells))
+    return "; ".join(parts)
 
 
 def notes(kind, metrics):
@@ -138,7 +205,7 @@ it?** The words are the same; only their order says who the agent is.
 This one uses **{kind}**: {PE_TEXT[kind]}.
 
 ```sh
-build/tinyenc run -m models/pretrained/{name} 我打你 你打我 "you were hit by me"
+build/tinyenc run -m models/pretrained/{name} 我打你 你打我 狗咬人 人咬狗 "she hit him"
 ```
 
 ## Task and data
@@ -146,30 +213,39 @@ build/tinyenc run -m models/pretrained/{name} 我打你 你打我 "you were hit 
 Input: a Chinese or English sentence in which an agent does something to a patient. Output: the
 agent, one of {len(who_did_it.LABELS)} labels: {", ".join(who_did_it.LABELS)}.
 
-The corpus is generated (`models/train/who_did_it.py`, seed 20260812): ten people and pronouns,
-eight verbs (打 hit, 爱 love, 帮 help, 骂 scold, 追 chase, 叫 call, 推 push, 踢 kick), time and
-place fillers (昨天, 在学校, yesterday, at school, …), the aspect markers 了 and 过, the future
+The corpus is generated (`models/train/who_did_it.py`, seed 20260812):
+{len(who_did_it.PEOPLE)} people, pronouns, family, names and animals, {len(who_did_it.VERBS)}
+verbs, time, place, manner and "after class" fillers, the aspect markers 了 and 过, the future
 (会, will), and five constructions, two of which put the patient first:
 
 | construction | example | agent |
 | --- | --- | --- |
-| zh-active | 昨天小明在学校打了小红 | 小明 |
+| zh-active | 昨天下午小明在公园里追了小红 | 小明 |
 | zh-ba | 小明把小红打了 | 小明 |
 | zh-bei (被 passive) | 小红被小明打了 | 小明 |
 | en-active | yesterday Xiaoming hit Xiaohong at school | Xiaoming |
 | en-passive | Xiaohong was hit by Xiaoming | Xiaoming |
 
-Training: {metrics['train_sentences']:,} sentences. Held out: 30 agent–verb–patient combinations
-and their swaps (60 of 720, the seed's 我-打-你 and 你-打-我 among them), which never occur in
-training, in any language or construction. Every held-out sentence has a swapped twin (agent and
-patient exchanged, everything else the same): {metrics['heldout_sentences']:,} sentences in
-{metrics['heldout_sentences'] // 2:,} pairs, 8 random variants of each combination and
-construction. Variant 0, {metrics['golden_sentences']} sentences, is `heldout_golden.json`.
+Training: {metrics['train_sentences']:,} sentences of at most
+{who_did_it.MAX_TRAIN_TOKENS} tokens (`<s>` and `</s>` included), two per agent–verb–patient
+combination. Held out: 160 combinations and their swaps (the seed's 我-打-你 and 你-打-我 and ten
+English pronoun pairs such as she/he, we/they among them), which never occur in training, in
+any language or construction. Every held-out sentence has a swapped twin (agent and patient
+exchanged, everything else the same): {metrics['heldout_sentences']:,} sentences in
+{metrics['heldout_sentences'] // 2:,} pairs, 6 random variants of each combination and
+construction. Variant 0 of the first 48 combinations, {metrics['golden_sentences']} sentences,
+is `heldout_golden.json`.
+
+## Known words
+
+{known_words()}
 
 The tokenizer (`tokenizer.model`, sentencepiece, {metrics['vocab_size']} pieces) makes every
-Chinese character and every English word of the corpus one piece, and a space between English
-words the piece `▁` (no dummy prefix), so that swapping two words swaps tokens and nothing else:
-我打你 → 我 打 你; "Xiaoming hit Xiaohong" → Xiaoming ▁ hit ▁ Xiaohong. It has `<pad>` (0),
+Chinese word of the lexicon one piece (小明, 老师, 我们, 公园, 打扰, and single characters such
+as 狗 打 人), every Chinese character of them a piece too (明小 → 明 小), every English word
+one piece, and a space between English words the piece `▁` (no dummy prefix), so that swapping
+two words swaps tokens and nothing else: 我打你 → 我 打 你; 小明被小红打了 → 小明 被 小红 打 了;
+"Xiaoming hit Xiaohong" → Xiaoming ▁ hit ▁ Xiaohong. It has `<pad>` (0),
 `<unk>` (1), `<s>` (2) and `</s>` (3), and every sentence is seen between the last two, in
 training as in tinyenc (whose sentencepiece template is `<s> a </s>`): 我打你 → `<s> 我 打 你
 </s>`. Reordering the words never moves them.
@@ -201,14 +277,28 @@ accuracy {100 * metrics['train_accuracy']:.2f} %.
 ```
 
 regenerates the corpus, the tokenizer, all six models, their goldens and these cards. It took
-**{wall_seconds} s wall time** on 2 CPU cores of an AMD EPYC (Zen 3) machine ({parallel} models at a
-time, one thread each; this model's training loop: {metrics['train_seconds']:.0f} s). One model
+**{wall_seconds} s wall time** on 2 CPU cores of an AMD EPYC (Zen 3) machine shared with other
+work ({parallel} models at a time, one thread each; this model's training loop: {metrics['train_seconds']:.0f} s). One model
 alone: `/usr/bin/python3 models/train/prepare_data.py`, then
 `/usr/bin/python3 models/train/train_order_model.py --kind {kind}`.
 
 ## Held-out accuracy
 
 {accuracy_table(metrics)}
+
+## Length extrapolation
+
+Training saw sentences of at most {who_did_it.MAX_TRAIN_TOKENS} tokens; the position tables
+allow {metrics['extrapolation']['position_limit']} (`max_position_embeddings`; the learned table
+has that many rows, of which only the first {who_did_it.MAX_TRAIN_TOKENS} were ever trained).
+`models/pretrained/extrapolation.jsonl` holds held-out combinations in longer sentences (stacked
+time, place, manner and "after class" fillers: 下课以后昨天下午小明在学校旁边的公园里突然追了小红);
+accuracy by length, all six models (PyTorch; "cannot": past the learned table):
+
+{extrapolation_table(all_metrics, kind)}
+
+Chinese reaches fewer tokens than English (one token a word; English adds `▁` between words). By
+language, this model: {extrapolation_by_language(metrics)}.
 
 ## Swapped pairs: both sentences right
 
@@ -234,10 +324,16 @@ tables (exactly). Smallest top-1 margin over the golden sentences:
 """
 
 
+def pronouns(sentences):
+    entries = sentences["english_pronouns"].values()
+    return {"correct": sum(e["correct"] for e in entries),
+            "total": sum(e["total"] for e in entries)}
+
+
 def summary_table(all_metrics):
     rows = ["| model | PE | parameters | held-out | active | 被-passive | English passive | "
-            "swapped pairs both right | same-token pairs both right |",
-            "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+            "English pronouns | swapped pairs both right | same-token pairs both right |",
+            "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for kind in KINDS:
         m = all_metrics[kind]
         s, p = m["heldout"]["sentences"], m["heldout"]["swapped_pairs"]
@@ -246,7 +342,7 @@ def summary_table(all_metrics):
                     f"{cell(s['overall'])} | {cell(s['by_group']['active'])} | "
                     f"{cell(s['by_group']['被-passive'])} | "
                     f"{cell(s['by_group']['English passive'])} | "
-                    f"{cell(p['all'], 'both_right')} | {cell(p['permutation'], 'both_right')} |")
+                    f"{cell(pronouns(s))} | {cell(p['all'], 'both_right')} | {cell(p['permutation'], 'both_right')} |")
     return "\n".join(rows)
 
 
@@ -269,12 +365,15 @@ def main():
             (folder / "README.md").write_text(text, encoding="utf-8")
     readme = models / "README.md"
     text = readme.read_text(encoding="utf-8") if readme.exists() else ""
-    begin, end = "<!-- results: begin -->", "<!-- results: end -->"
-    if begin in text and end in text:
-        text = (text[:text.index(begin) + len(begin)] + "\n" + summary_table(all_metrics) + "\n"
-                + text[text.index(end):])
-        readme.write_text(text, encoding="utf-8")
+    for name, table in (("results", summary_table(all_metrics)),
+                        ("extrapolation", extrapolation_table(all_metrics))):
+        begin, end = f"<!-- {name}: begin -->", f"<!-- {name}: end -->"
+        if begin in text and end in text:
+            text = (text[:text.index(begin) + len(begin)] + "\n" + table + "\n"
+                    + text[text.index(end):])
+    readme.write_text(text, encoding="utf-8")
     print(summary_table(all_metrics))
+    print(extrapolation_table(all_metrics))
 
 
 if __name__ == "__main__":
