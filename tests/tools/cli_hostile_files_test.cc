@@ -131,7 +131,7 @@ TEST_F(HostileFiles, SymbolicLinkLoops) {
 }
 
 TEST_F(HostileFiles, NaNWeight) {
-  // classifier.weight [10, 64], element [1, 1] set to NaN: without the check, `run` would print
+  // classifier.weight [labels, 64], element [1, 1] set to NaN: without the check, `run` would print
   // "label 我/I -nan" and succeed.
   const fs::path weights = model_ / "model.safetensors";
   std::vector<char> bytes = testing::read_bytes(weights);
@@ -141,7 +141,7 @@ TEST_F(HostileFiles, NaNWeight) {
       nlohmann::json::parse(bytes.begin() + 8, bytes.begin() + 8 + header_length);
   const nlohmann::json& classifier = header.at("classifier.weight");
   ASSERT_EQ(classifier.at("dtype"), "F32");
-  ASSERT_EQ(classifier.at("shape"), nlohmann::json({10, 64}));
+  ASSERT_EQ(classifier.at("shape")[1], 64);
   const uint64_t offset = 8 + header_length + classifier.at("data_offsets")[0].get<uint64_t>();
   const float nan = std::numeric_limits<float>::quiet_NaN();
   std::memcpy(bytes.data() + offset + 65 * sizeof(float), &nan, sizeof nan);

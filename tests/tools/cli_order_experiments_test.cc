@@ -180,7 +180,7 @@ TEST_F(CliOrderExperiments, AttentionDistanceOfTheShippedModels) {
   std::map<std::string, double> first_layer_distance;
   for (const json& model : document["models"]) {
     EXPECT_EQ(model["sentences"], 3);
-    EXPECT_EQ(model["query_tokens"], 5 + 9 + 13);  // <s> ... </s> around 3, 7, 11 characters
+    EXPECT_EQ(model["query_tokens"], 5 + 7 + 9);  // <s> ... </s> around 3, 5 and 7 words
     for (const json& head : model["per_head"]) {
       const double same = head["same"], one = head["plus_minus_1"], two = head["plus_minus_2"];
       EXPECT_GE(same, 0);
@@ -221,14 +221,15 @@ std::vector<Labelled> labelled_sentences() {
       {"小明被小红打了", "小红/Xiaohong"},
       {"小红把小明打了", "小红/Xiaohong"},
       {"昨天老师在学校骂了小狗", "老师/teacher"},
-      {"昨天小狗在学校追了妈妈", "小狗/dog"},
+      {"昨天小狗在学校追了妈妈", "小狗/puppy"},
       {"昨天在学校爸爸踢了小明", "爸爸/dad"},
       {"Xiaoming hit Xiaohong", "小明/Xiaoming"},
       {"Xiaohong was hit by Xiaoming", "小明/Xiaoming"},
-      {repeat("昨天在学校", 6) + "小明打了小红", "小明/Xiaoming"},
-      {repeat("昨天在学校", 7) + "妈妈爱你", "妈妈/mom"},
-      {repeat("昨天在学校", 13) + "小明打了小红", "小明/Xiaoming"},
-      {repeat("昨天在学校", 14) + "他帮了她", "他/he"},
+      // 昨天在学校 is three tokens (昨天 在 学校): 36, 41, 75 and 78 tokens with <s> </s>.
+      {repeat("昨天在学校", 10) + "小明打了小红", "小明/Xiaoming"},
+      {repeat("昨天在学校", 12) + "妈妈爱你", "妈妈/mom"},
+      {repeat("昨天在学校", 23) + "小明打了小红", "小明/Xiaoming"},
+      {repeat("昨天在学校", 24) + "他帮了她", "他/he"},
   };
 }
 
@@ -256,8 +257,13 @@ TEST_F(CliOrderExperiments, ExtrapolationAgreesWithRunAndShowsCannot) {
                              tinyenc::testing::shell_quote(sentence.text));
       if (one.exit_code != 0) {
         EXPECT_NE(one.err.find("longer than the model's 64"), std::string::npos) << one.err;
-        // Count the tokens as the tokenizer does: one per character, and <s> </s>.
-        const int64_t tokens = static_cast<int64_t>(sentence.text.size() / 3) + 2;
+        // Its token count from the tokenizer alone.
+        const Result tokenized =
+            run("tokenize --tokenizer " + quote(pretrained(name) / "tokenizer.model") +
+                " --json -- " + tinyenc::testing::shell_quote(sentence.text));
+        ASSERT_EQ(tokenized.exit_code, 0) << tokenized.err;
+        const int64_t tokens =
+            static_cast<int64_t>(json::parse(tokenized.out)["inputs"][0]["tokens"].size());
         ASSERT_GT(tokens, limit);
         ++too_long[(tokens - 1) / width * width + 1];
         continue;
@@ -312,7 +318,7 @@ TEST_F(CliOrderExperiments, ExtrapolationTableCsvAndFigure) {
   ASSERT_EQ(table.exit_code, 0) << table.err;
   EXPECT_NE(table.out.find("cannot"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("order-learned (learned)"), std::string::npos) << table.out;
-  // The default width: 13 sentences from 5 to 76 tokens need buckets of 8 to stay within 12.
+  // The default width: 13 sentences from 5 to 78 tokens need buckets of 8 to stay within 12.
   EXPECT_NE(table.out.find("\n  1-8 "), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("\n  73-80 "), std::string::npos) << table.out;
   const std::string svg = read_text(dir / "extrapolation.svg");
@@ -326,7 +332,7 @@ TEST_F(CliOrderExperiments, ExtrapolationTableCsvAndFigure) {
   const Result csv = run("order " + models + " --csv");
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
   EXPECT_EQ(csv.out.rfind("model,pe,max_tokens,", 0), 0u) << csv.out;
-  EXPECT_NE(csv.out.find(",,,76 tokens: past the learned position table"), std::string::npos)
+  EXPECT_NE(csv.out.find(",,,78 tokens: past the learned position table"), std::string::npos)
       << csv.out;
 }
 
