@@ -397,16 +397,21 @@ TEST(AttentionFigure, APanelThatCannotBeDrawnSaysWhy) {
   EXPECT_GT(check.width, two_panels + 200);  // the column keeps its place
 }
 
-TEST(AttentionFigure, LongCaptionsAreCut) {
+TEST(AttentionFigure, LongCaptionsWrap) {
   AttentionFigure figure;
   figure.title = "t";
   figure.heads = 1;
-  const std::string long_text(400, 'x');
-  figure.panels.push_back({long_text, {"a", "b"}, attention(1, 2)});
+  figure.panels.push_back({"B: 小明被小红打了", {"a", "b"}, attention(1, 2)});
+  const SvgCheck short_caption = check_svg(draw_attention_figure(figure));
+  std::string long_text;
+  for (int i = 0; i < 30; ++i) long_text += "word" + std::to_string(i) + " ";
+  figure.panels[0].caption = long_text;
   const SvgCheck check = check_svg(draw_attention_figure(figure));
   ASSERT_TRUE(check.ok()) << check.error;
-  EXPECT_EQ(check.text.find(long_text), std::string::npos);
-  EXPECT_LT(check.width, 600);
+  EXPECT_EQ(check.text.find("\u2026"), std::string::npos);
+  EXPECT_NE(joined_words(check.text).find(joined_words(long_text)), std::string::npos);
+  EXPECT_LT(check.width, 600);                             // wrapped, not widened
+  EXPECT_GE(check.height, short_caption.height + 3 * 17);  // the matrices move down
 }
 
 TEST(PositionEncodingFigure, CurvesAndACellPerValue) {

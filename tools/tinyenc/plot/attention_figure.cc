@@ -23,30 +23,9 @@ constexpr double kTitleHeight = 56;
 constexpr double kCaptionHeight = 22;
 constexpr double kLegendWidth = 80;
 constexpr double kCaptionSize = 13;
+constexpr double kCaptionLineHeight = 17;
 constexpr double kNoteSize = 12;
 constexpr double kNoteWidth = 220;
-
-// `text` cut at spaces into lines of at most `width` (a word longer than that gets a line).
-std::vector<std::string> wrap(const std::string& text, double size, double width) {
-  std::vector<std::string> lines;
-  std::string line;
-  size_t at = 0;
-  while (at < text.size()) {
-    size_t end = text.find(' ', at);
-    if (end == std::string::npos) end = text.size();
-    const std::string word = text.substr(at, end - at);
-    const std::string longer = line.empty() ? word : line + " " + word;
-    if (!line.empty() && text_width(longer, size) > width) {
-      lines.push_back(line);
-      line = word;
-    } else {
-      line = longer;
-    }
-    at = end + 1;
-  }
-  if (!line.empty()) lines.push_back(line);
-  return lines;
-}
 
 Heatmap panel_heatmap(const AttentionPanel& panel, int64_t head, double cell, double scale_top) {
   const int64_t tokens = static_cast<int64_t>(panel.tokens.size());
@@ -98,19 +77,31 @@ std::string draw_attention_figure(const AttentionFigure& figure) {
   // Every panel of a column shares the label room of its widest heatmap.
   std::vector<double> label_width(figure.panels.size()), label_height(figure.panels.size());
   std::vector<double> panel_width(figure.panels.size());
-  std::vector<std::string> captions(figure.panels.size());
+  std::vector<std::vector<std::string>> captions(figure.panels.size());
+  size_t caption_lines = 1;
   double height_per_head = 0;
   for (size_t p = 0; p < figure.panels.size(); ++p) {
     const Heatmap heatmap = panel_heatmap(figure.panels[p], 0, cell, scale_top);
     label_width[p] = heatmap.row_label_width();
     label_height[p] = heatmap.column_label_height();
-    // A caption may run past its matrix up to a readable width, then it is cut.
+    // A caption may run past its matrix up to a readable width, then it wraps.
     captions[p] =
-        fit_text(figure.panels[p].caption, kCaptionSize, std::max(heatmap.width(), 240.0));
-    panel_width[p] =
-        label_width[p] + std::max(heatmap.width(), text_width(captions[p], kCaptionSize));
+        wrap_text(figure.panels[p].caption, kCaptionSize, std::max(heatmap.width(), 240.0));
+    caption_lines = std::max(caption_lines, captions[p].size());
+    double caption_width = 0;
+    for (const std::string& line : captions[p]) {
+      caption_width = std::max(caption_width, text_width(line, kCaptionSize));
+    }
+    panel_width[p] = label_width[p] + std::max(heatmap.width(), caption_width);
     height_per_head = std::max(height_per_head, label_height[p] + heatmap.height());
   }
+  std::vector<std::vector<std::string>> undrawn_captions;
+  for (const UndrawnPanel& panel : figure.undrawn) {
+    undrawn_captions.push_back(wrap_text(panel.caption, kCaptionSize, kNoteWidth));
+    caption_lines = std::max(caption_lines, undrawn_captions.back().size());
+  }
+  const double caption_height =
+      kCaptionHeight + static_cast<double>(caption_lines - 1) * kCaptionLineHeight;
   const double head_label = 52;
   double width = kMargin + head_label;
   for (size_t p = 0; p < figure.panels.size(); ++p) {
@@ -120,7 +111,7 @@ std::string draw_attention_figure(const AttentionFigure& figure) {
   width += kLegendWidth + kMargin;
   width = std::max({width, text_width(figure.title, 15) + 2 * kMargin,
                     text_width(figure.note, 11) + 2 * kMargin});
-  const double height = kTitleHeight + kCaptionHeight +
+  const double height = kTitleHeight + caption_height +
                         static_cast<double>(figure.heads) * (height_per_head + kHeadGap) + kMargin;
 
   SvgDocument svg(static_cast<int>(std::ceil(width)), static_cast<int>(std::ceil(height)));
@@ -130,10 +121,13 @@ std::string draw_attention_figure(const AttentionFigure& figure) {
   double x = kMargin + head_label;
   for (size_t p = 0; p < figure.panels.size(); ++p) {
     const AttentionPanel& panel = figure.panels[p];
-    svg.text(x + label_width[p], kTitleHeight + 14, captions[p],
-             {.size = kCaptionSize, .bold = true});
+    for (size_t line = 0; line < captions[p].size(); ++line) {
+      svg.text(x + label_width[p],
+               kTitleHeight + 14 + static_cast<double>(line) * kCaptionLineHeight,
+               captions[p][line], {.size = kCaptionSize, .bold = true});
+    }
     for (int64_t head = 0; head < figure.heads; ++head) {
-      const double top = kTitleHeight + kCaptionHeight +
+      const double top = kTitleHeight + caption_height +
                          static_cast<double>(head) * (height_per_head + kHeadGap) + label_height[p];
       const Heatmap heatmap = panel_heatmap(panel, head, cell, scale_top);
       draw_heatmap(svg, x + label_width[p], top, heatmap);
@@ -145,17 +139,20 @@ std::string draw_attention_figure(const AttentionFigure& figure) {
     x += panel_width[p] + kPanelGap;
   }
   // A panel that cannot be drawn: its caption, and why in its place.
-  for (const UndrawnPanel& panel : figure.undrawn) {
-    svg.text(x, kTitleHeight + 14, fit_text(panel.caption, kCaptionSize, kNoteWidth),
-             {.size = kCaptionSize, .bold = true});
-    double y = kTitleHeight + kCaptionHeight + 24;
-    for (const std::string& line : wrap(panel.why, kNoteSize, kNoteWidth)) {
+  for (size_t u = 0; u < figure.undrawn.size(); ++u) {
+    const UndrawnPanel& panel = figure.undrawn[u];
+    for (size_t line = 0; line < undrawn_captions[u].size(); ++line) {
+      svg.text(x, kTitleHeight + 14 + static_cast<double>(line) * kCaptionLineHeight,
+               undrawn_captions[u][line], {.size = kCaptionSize, .bold = true});
+    }
+    double y = kTitleHeight + caption_height + 24;
+    for (const std::string& line : wrap_text(panel.why, kNoteSize, kNoteWidth)) {
       svg.text(x, y, line, {.size = kNoteSize, .fill = "#a33"});
       y += kNoteSize * 1.4;
     }
     x += kNoteWidth + kPanelGap;
   }
-  const double legend_top = kTitleHeight + kCaptionHeight + 20;
+  const double legend_top = kTitleHeight + caption_height + 20;
   draw_color_legend(
       svg, {x, legend_top, 14, std::min(180.0, height - legend_top - kMargin)},
       [scale_top](double value) { return sequential_color(value / scale_top); }, 0.0, scale_top,
