@@ -3,6 +3,7 @@
 // against PyTorch is tested on the golden models (tests/models/encoder_parity_test.cc).
 #include "engine/encoder.h"
 #include "engine/random_encoder.h"
+#include "tests/engine/small_config.h"
 
 #include <gtest/gtest.h>
 
@@ -27,21 +28,6 @@ class RandomWeights {
  private:
   uint32_t seed_;
 };
-
-EncoderConfig small_config(PositionEncodingKind kind) {
-  EncoderConfig c;
-  c.vocab_size = 40;
-  c.d_model = 32;
-  c.heads = 4;
-  c.layers = 2;
-  c.ffn_dim = 64;
-  c.position_encoding.kind = kind;
-  c.position_encoding.max_positions = 32;
-  c.position_encoding.relative = {8, 16};
-  c.pooling = Pooling::kMean;
-  c.num_labels = 3;
-  return c;
-}
 
 EncoderOutput run(Encoder& encoder, const std::vector<int32_t>& ids, int64_t batch,
                   const std::vector<int32_t>& lengths = {}) {

@@ -19,24 +19,10 @@
 #include "engine/pe/position_ids.h"
 #include "engine/pe/registry.h"
 #include "engine/random_encoder.h"
+#include "tests/engine/small_config.h"
 
 namespace tinyenc {
 namespace {
-
-EncoderConfig small_config(PositionEncodingKind kind) {
-  EncoderConfig c;
-  c.vocab_size = 40;
-  c.d_model = 32;
-  c.heads = 4;
-  c.layers = 2;
-  c.ffn_dim = 64;
-  c.position_encoding.kind = kind;
-  c.position_encoding.max_positions = 32;
-  c.position_encoding.relative = {8, 16};
-  c.pooling = Pooling::kMean;
-  c.num_labels = 3;
-  return c;
-}
 
 const std::vector<PositionEncodingKind> kAllKinds = {
     PositionEncodingKind::kNone, PositionEncodingKind::kSinusoidal, PositionEncodingKind::kLearned,

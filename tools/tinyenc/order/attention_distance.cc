@@ -9,6 +9,7 @@
 #include "tools/tinyenc/json_text.h"
 #include "tools/tinyenc/order/experiments.h"
 #include "tools/tinyenc/order/report.h"
+#include "tools/tinyenc/order/table_text.h"
 
 namespace tinyenc::cli::order {
 namespace {
@@ -51,39 +52,30 @@ nlohmann::ordered_json statistics_json(const DistanceStatistics& statistics) {
   return item;
 }
 
+// Adds probability p of query i on key j = i + offset.
+void add_pair(double p, int64_t offset, DistanceStatistics& sum) {
+  const int64_t distance = std::abs(offset);
+  sum.mean_distance += p * static_cast<double>(distance);
+  if (distance == 0) sum.same += p;
+  if (distance == 1) sum.plus_minus_1 += p;
+  if (distance == 2) sum.plus_minus_2 += p;
+  if (distance <= kProfileReach) sum.by_offset[static_cast<size_t>(offset + kProfileReach)] += p;
+}
+
 }  // namespace
 
 void add_attention_rows(const float* probabilities, int64_t tokens, int64_t row_stride,
                         DistanceStatistics& sum) {
   for (int64_t i = 0; i < tokens; ++i) {
     const float* row = probabilities + i * row_stride;
-    for (int64_t j = 0; j < tokens; ++j) {
-      const double p = row[j];
-      const int64_t offset = j - i;
-      const int64_t distance = std::abs(offset);
-      sum.mean_distance += p * static_cast<double>(distance);
-      if (distance == 0) sum.same += p;
-      if (distance == 1) sum.plus_minus_1 += p;
-      if (distance == 2) sum.plus_minus_2 += p;
-      if (distance <= kProfileReach)
-        sum.by_offset[static_cast<size_t>(offset + kProfileReach)] += p;
-    }
+    for (int64_t j = 0; j < tokens; ++j) add_pair(row[j], j - i, sum);
   }
 }
 
 void add_uniform_rows(int64_t tokens, DistanceStatistics& sum) {
+  const double p = 1.0 / static_cast<double>(tokens);
   for (int64_t i = 0; i < tokens; ++i) {
-    for (int64_t j = 0; j < tokens; ++j) {
-      const double p = 1.0 / static_cast<double>(tokens);
-      const int64_t offset = j - i;
-      const int64_t distance = std::abs(offset);
-      sum.mean_distance += p * static_cast<double>(distance);
-      if (distance == 0) sum.same += p;
-      if (distance == 1) sum.plus_minus_1 += p;
-      if (distance == 2) sum.plus_minus_2 += p;
-      if (distance <= kProfileReach)
-        sum.by_offset[static_cast<size_t>(offset + kProfileReach)] += p;
-    }
+    for (int64_t j = 0; j < tokens; ++j) add_pair(p, j - i, sum);
   }
 }
 

@@ -1,7 +1,6 @@
 #include "tools/tinyenc/order/experiments.h"
 
 #include <algorithm>
-#include <charconv>
 #include <fstream>
 #include <iostream>
 
@@ -146,45 +145,6 @@ void run_experiment(const ExperimentOptions& options, const ExperimentInputs& in
   if (!inputs.plot_dir.empty()) {
     plot_attention_distance(models, inputs.sentences.size(), dir / "attention_distance.svg");
   }
-}
-
-std::string render_table(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<int> widths;
-  for (const auto& row : rows) {
-    widths.resize(std::max(widths.size(), row.size()), 0);
-    for (size_t c = 0; c < row.size(); ++c) {
-      widths[c] = std::max(widths[c], plot::display_columns(row[c]));
-    }
-  }
-  std::string out;
-  for (const auto& row : rows) {
-    std::string line = "  ";
-    for (size_t c = 0; c < row.size(); ++c) {
-      line += row[c];
-      if (c + 1 < row.size()) {
-        line.append(static_cast<size_t>(widths[c] - plot::display_columns(row[c]) + 2), ' ');
-      }
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
-  }
-  return out;
-}
-
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + "\"";
-}
-
-std::string shortest_float(double value) {
-  char buffer[32];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, static_cast<float>(value));
-  return std::string(buffer, result.ptr);
 }
 
 }  // namespace tinyenc::cli::order

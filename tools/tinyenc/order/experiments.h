@@ -40,13 +40,4 @@ struct ExperimentInputs {
 void run_experiment(const ExperimentOptions& options, const ExperimentInputs& inputs,
                     OutputSink& sink);
 
-// --- Shared by the experiments' reports ---------------------------------------------------------
-
-// Rows of cells as an aligned text table, indented by two spaces (wide characters count two).
-std::string render_table(const std::vector<std::vector<std::string>>& rows);
-// A CSV field, quoted when it holds a comma, a quote or a line break.
-std::string csv_field(const std::string& text);
-// Shortest text that reads back as the same float32.
-std::string shortest_float(double value);
-
 }  // namespace tinyenc::cli::order

@@ -15,6 +15,7 @@
 #include "tools/tinyenc/json_text.h"
 #include "tools/tinyenc/order/experiments.h"
 #include "tools/tinyenc/order/report.h"
+#include "tools/tinyenc/order/table_text.h"
 
 namespace tinyenc::cli::order {
 namespace {

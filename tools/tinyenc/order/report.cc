@@ -1,7 +1,6 @@
 #include "tools/tinyenc/order/report.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -9,6 +8,7 @@
 #include <set>
 
 #include "tokenizer/tokenizer_file.h"
+#include "tools/tinyenc/order/table_text.h"
 #include "tools/tinyenc/output.h"
 #include "tools/tinyenc/plot/text_metrics.h"
 
@@ -27,38 +27,6 @@ std::string number(double value) {
   return buffer;
 }
 
-// Shortest text that reads back as the same float32.
-std::string shortest(double value) {
-  char buffer[32];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, static_cast<float>(value));
-  return std::string(buffer, result.ptr);
-}
-
-std::string pad(const std::string& text, int columns) {
-  return text +
-         std::string(static_cast<size_t>(std::max(0, columns - plot::display_columns(text))), ' ');
-}
-
-std::string render_table(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<int> widths;
-  for (const auto& row : rows) {
-    widths.resize(std::max(widths.size(), row.size()), 0);
-    for (size_t c = 0; c < row.size(); ++c) {
-      widths[c] = std::max(widths[c], plot::display_columns(row[c]));
-    }
-  }
-  std::string out;
-  for (const auto& row : rows) {
-    std::string line = "  ";
-    for (size_t c = 0; c < row.size(); ++c) {
-      line += c + 1 == row.size() ? row[c] : pad(row[c], widths[c]) + "  ";
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
-  }
-  return out;
-}
-
 std::string label_of(const Report& report, size_t model, int64_t label) {
   if (label < 0) return "-";
   const std::vector<std::string>& names = report.labels[model];
@@ -73,16 +41,6 @@ std::string join_words(const std::vector<std::string>& words) {
     out.append(word);
   }
   return out;
-}
-
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + "\"";
 }
 
 std::string quoted_words(const std::vector<std::string>& words, const std::string& piece) {
@@ -302,8 +260,8 @@ std::string to_csv(const Report& report) {
         result.text,
         result.perturbation,
         result.perturbed_text,
-        shortest(result.cosine_distance),
-        result.max_abs_logit_delta ? shortest(*result.max_abs_logit_delta) : "",
+        shortest_float(result.cosine_distance),
+        result.max_abs_logit_delta ? shortest_float(*result.max_abs_logit_delta) : "",
         labels ? label_of(report, result.model, result.label) : "",
         labels ? label_of(report, result.model, result.perturbed_label) : "",
         labels && !result.unknown_only ? (result.label != result.perturbed_label ? "true" : "false")
@@ -313,7 +271,7 @@ std::string to_csv(const Report& report) {
         join_words(result.unknown),
         join_words(result.perturbed_unknown)};
     for (size_t l = 0; l < layers; ++l) {
-      fields.push_back(l < result.layer_distances.size() ? shortest(result.layer_distances[l])
+      fields.push_back(l < result.layer_distances.size() ? shortest_float(result.layer_distances[l])
                                                          : "");
     }
     for (size_t f = 0; f < fields.size(); ++f) {

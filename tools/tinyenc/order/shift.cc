@@ -1,7 +1,6 @@
 #include "tools/tinyenc/order/shift.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -12,6 +11,7 @@
 #include "tools/tinyenc/command.h"
 #include "tools/tinyenc/order/figures.h"
 #include "tools/tinyenc/order/report.h"
+#include "tools/tinyenc/order/table_text.h"
 #include "tools/tinyenc/plot/shift_figure.h"
 #include "tools/tinyenc/plot/text_metrics.h"
 
@@ -42,47 +42,6 @@ std::string number(double value) {
   // Rounding-level distances (RoPE's, ~1e-8) show as such, not as 0.0000.
   std::snprintf(buffer, sizeof buffer, std::abs(value) < 1e-3 ? "%.1e" : "%.4f", value);
   return buffer;
-}
-
-std::string shortest(double value) {
-  char buffer[32];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, static_cast<float>(value));
-  return std::string(buffer, result.ptr);
-}
-
-std::string pad(const std::string& text, int columns) {
-  return text +
-         std::string(static_cast<size_t>(std::max(0, columns - plot::display_columns(text))), ' ');
-}
-
-std::string render_table(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<int> widths;
-  for (const auto& row : rows) {
-    widths.resize(std::max(widths.size(), row.size()), 0);
-    for (size_t c = 0; c < row.size(); ++c) {
-      widths[c] = std::max(widths[c], plot::display_columns(row[c]));
-    }
-  }
-  std::string out;
-  for (const auto& row : rows) {
-    std::string line = "  ";
-    for (size_t c = 0; c < row.size(); ++c) {
-      line += c + 1 == row.size() ? row[c] : pad(row[c], widths[c]) + "  ";
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
-  }
-  return out;
-}
-
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + "\"";
 }
 
 std::string label_of(const ShiftReport& report, size_t model, int64_t label) {
@@ -319,8 +278,8 @@ std::string shift_csv(const ShiftReport& report) {
         report.sentences[result.sentence],
         std::to_string(result.tokens),
         std::to_string(result.offset),
-        measured ? shortest(result.cosine_distance) : "",
-        result.max_abs_logit_delta ? shortest(*result.max_abs_logit_delta) : "",
+        measured ? shortest_float(result.cosine_distance) : "",
+        result.max_abs_logit_delta ? shortest_float(*result.max_abs_logit_delta) : "",
         labels ? label_of(report, result.model, result.label) : "",
         labels ? label_of(report, result.model, result.shifted_label) : "",
         labels ? (result.label != result.shifted_label ? "true" : "false") : "",
