@@ -169,12 +169,16 @@ void Encoder::prepare(const EncoderInput& input) {
   workspace_.reserve(config_, rows_, attention);
 }
 
-void Encoder::check_input(const EncoderInput& input) {
-  const int64_t batch = input.batch;
-  if (input.position_offset < 0 || input.position_offset > kMaxPositionOffset) {
-    throw std::out_of_range("position offset " + std::to_string(input.position_offset) +
+void check_position_offset(int64_t position_offset) {
+  if (position_offset < 0 || position_offset > kMaxPositionOffset) {
+    throw std::out_of_range("position offset " + std::to_string(position_offset) +
                             " is outside [0, " + std::to_string(kMaxPositionOffset) + "]");
   }
+}
+
+void Encoder::check_input(const EncoderInput& input) {
+  const int64_t batch = input.batch;
+  check_position_offset(input.position_offset);
   position_offset_ = input.position_offset;
   packed_ = input.packed;
   if (packed_) {

@@ -48,6 +48,8 @@ struct EncoderInput {
 // The largest EncoderInput::position_offset: the sinusoidal and RoPE tables hold every row up to
 // seq + K, and at 2^16 a float32 angle is already only good to ~4e-3 radians.
 inline constexpr int64_t kMaxPositionOffset = int64_t{1} << 16;
+// Throws std::out_of_range naming the offset when it is outside [0, kMaxPositionOffset].
+void check_position_offset(int64_t position_offset);
 
 struct ForwardOptions {
   bool layer_hidden_states = false;      // keep the input of every layer and the final output

@@ -58,10 +58,7 @@ Pipeline::Pipeline(const std::filesystem::path& model_dir, const PipelineOptions
 }
 
 void Pipeline::set_position_offset(int64_t position_offset) {
-  if (position_offset < 0 || position_offset > kMaxPositionOffset) {
-    throw std::out_of_range("position offset " + std::to_string(position_offset) +
-                            " is outside [0, " + std::to_string(kMaxPositionOffset) + "]");
-  }
+  check_position_offset(position_offset);
   options_.position_offset = position_offset;
 }
 
