@@ -60,11 +60,6 @@ struct SequenceView {
   }
 };
 
-int64_t argmax(const std::vector<float>& values) {
-  if (values.empty()) return -1;
-  return std::max_element(values.begin(), values.end()) - values.begin();
-}
-
 Result measure(const SequenceView& original, const SequenceView& reordered,
                const std::optional<std::vector<size_t>>& alignment) {
   Result result;
@@ -73,13 +68,10 @@ Result measure(const SequenceView& original, const SequenceView& reordered,
   result.cosine_distance = cosine_distance(a.data(), b.data(), d);
   const std::vector<float> logits_a = original.logits(), logits_b = reordered.logits();
   if (!logits_a.empty()) {
-    double largest = 0;
-    for (size_t i = 0; i < logits_a.size(); ++i) {
-      largest = std::max(largest, std::abs(double(logits_a[i]) - logits_b[i]));
-    }
-    result.max_abs_logit_delta = largest;
-    result.label = argmax(logits_a);
-    result.perturbed_label = argmax(logits_b);
+    const LogitChange change = compare_logits(logits_a, logits_b);
+    result.max_abs_logit_delta = change.max_abs_delta;
+    result.label = change.label_a;
+    result.perturbed_label = change.label_b;
   }
   result.token_aligned = alignment.has_value();
   for (size_t layer = 0; layer < original.output->layer_hidden.size(); ++layer) {
@@ -239,6 +231,20 @@ bool differ_only_in_unknown(const Encoding& a, const Encoding& b, const UnknownT
     }
   }
   return unknown_tokens > 0 && known_a == known_b;
+}
+
+LogitChange compare_logits(const std::vector<float>& a, const std::vector<float>& b) {
+  const auto argmax = [](const std::vector<float>& values) -> int64_t {
+    if (values.empty()) return -1;
+    return std::max_element(values.begin(), values.end()) - values.begin();
+  };
+  LogitChange change;
+  for (size_t i = 0; i < a.size(); ++i) {
+    change.max_abs_delta = std::max(change.max_abs_delta, std::abs(double(a[i]) - b[i]));
+  }
+  change.label_a = argmax(a);
+  change.label_b = argmax(b);
+  return change;
 }
 
 double cosine_distance(const float* a, const float* b, int64_t n) {

@@ -125,6 +125,13 @@ bool differ_only_in_unknown(const Encoding& a, const Encoding& b, const UnknownT
 // 1 - cos(a, b) over n values; 0 for two zero vectors, 1 for one.
 double cosine_distance(const float* a, const float* b, int64_t n);
 
+// Two outputs' logits (of one size) side by side: the largest |a[i] - b[i]| and each argmax.
+struct LogitChange {
+  double max_abs_delta = 0;
+  int64_t label_a = -1, label_b = -1;
+};
+LogitChange compare_logits(const std::vector<float>& a, const std::vector<float>& b);
+
 // The original and each of the experiment's variants run through the model, one Result per
 // variant in order (its text, perturbation and order filled in; model and sentence left to the
 // caller).

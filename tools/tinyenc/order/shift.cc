@@ -10,6 +10,7 @@
 #include "engine/encoder.h"
 #include "tools/tinyenc/command.h"
 #include "tools/tinyenc/order/figures.h"
+#include "tools/tinyenc/order/measurement.h"
 #include "tools/tinyenc/order/report.h"
 #include "tools/tinyenc/order/table_text.h"
 #include "tools/tinyenc/plot/shift_figure.h"
@@ -29,11 +30,6 @@ std::vector<float> pooled(const EncoderOutput& output, size_t length) {
   }
   for (float& value : mean) value /= static_cast<float>(length);
   return mean;
-}
-
-int64_t argmax(const std::vector<float>& values) {
-  if (values.empty()) return -1;
-  return std::max_element(values.begin(), values.end()) - values.begin();
 }
 
 std::string number(double value) {
@@ -101,13 +97,10 @@ std::vector<ShiftResult> measure_shift(MeasuredModel& model, size_t model_index,
       result.cosine_distance =
           cosine_distance(base_pooled.data(), shifted_pooled.data(), base.d_model);
       if (!base.logits.empty()) {
-        double largest = 0;
-        for (size_t i = 0; i < base.logits.size(); ++i) {
-          largest = std::max(largest, std::abs(double(base.logits[i]) - shifted.logits[i]));
-        }
-        result.max_abs_logit_delta = largest;
-        result.label = argmax(base.logits);
-        result.shifted_label = argmax(shifted.logits);
+        const LogitChange change = compare_logits(base.logits, shifted.logits);
+        result.max_abs_logit_delta = change.max_abs_delta;
+        result.label = change.label_a;
+        result.shifted_label = change.label_b;
       }
       results.push_back(std::move(result));
     }
