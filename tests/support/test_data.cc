@@ -9,6 +9,10 @@ namespace tinyenc::testing {
 
 std::filesystem::path source_dir() { return TINYENC_SOURCE_DIR; }
 
+std::filesystem::path pretrained_model(const std::string& name) {
+  return source_dir() / "models" / "pretrained" / name;
+}
+
 std::string testdata_location() {
   const char* configured = std::getenv("TINYENC_TESTDATA");
   return (configured && *configured) ? configured : TINYENC_DEFAULT_TESTDATA;

@@ -12,6 +12,9 @@ namespace tinyenc::testing {
 
 std::filesystem::path source_dir();
 
+// The folder of a model shipped in models/pretrained (`order-rope`, `order-learned`...).
+std::filesystem::path pretrained_model(const std::string& name);
+
 // The shared test data folder, or nullopt when it does not exist.
 std::optional<std::filesystem::path> testdata_dir();
 

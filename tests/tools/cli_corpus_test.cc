@@ -17,22 +17,17 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/cli.h"
 #include "tests/support/run_program.h"
 #include "tests/support/test_data.h"
 
 namespace tinyenc {
 namespace {
 
+using testing::pretrained_model;
 using testing::ProgramResult;
+using testing::run_tinyenc;
 using testing::shell_quote;
-
-std::string model(const std::string& name) {
-  return (testing::source_dir() / "models" / "pretrained" / name).string();
-}
-
-ProgramResult run(const std::string& arguments, const std::string& input = "") {
-  return testing::run_program(TINYENC_BINARY, arguments, input);
-}
 
 std::vector<nlohmann::json> json_lines(const std::string& text) {
   std::vector<nlohmann::json> records;
@@ -43,7 +38,7 @@ std::vector<nlohmann::json> json_lines(const std::string& text) {
 }
 
 std::vector<nlohmann::json> run_jsonl(const std::string& arguments, const std::string& input = "") {
-  const ProgramResult result = run(arguments + " --jsonl", input);
+  const ProgramResult result = run_tinyenc(arguments + " --jsonl", input);
   EXPECT_EQ(result.exit_code, 0) << arguments << ": " << result.err;
   return json_lines(result.out);
 }
@@ -94,7 +89,7 @@ std::string shuffled_lengths(size_t count, unsigned seed) {
 // rounding of other batch shapes.
 TEST(CliCorpus, InputOrderRestoredAfterSorting) {
   const std::string texts = shuffled_lengths(40, 1);
-  const std::string m = " --threads 1 -m " + model("order-learned") + " -";
+  const std::string m = " --threads 1 -m " + pretrained_model("order-learned").string() + " -";
   const auto sorted = run_jsonl("run --max-batch-tokens 64" + m, texts);
   const auto single = run_jsonl("run --batch-size 1" + m, texts);
   ASSERT_EQ(sorted.size(), 40u);
@@ -129,9 +124,10 @@ std::string long_text() {
 // through `run --ids` with <s> and </s> around it, joined by the mean weighted by each run's
 // length.
 void check_chunks(int64_t overlap, const std::string& pooling) {
-  const std::string m = " --threads 1 -m " + model("order-learned") + pooling;
+  const std::string m = " --threads 1 -m " + pretrained_model("order-learned").string() + pooling;
   const ProgramResult tokenized =
-      run("tokenize --json -m " + model("order-learned") + " '" + long_text() + "'");
+      run_tinyenc("tokenize --json -m " + pretrained_model("order-learned").string() + " '" +
+                  long_text() + "'");
   ASSERT_EQ(tokenized.exit_code, 0) << tokenized.err;
   const std::vector<int32_t> ids = nlohmann::json::parse(tokenized.out)["inputs"][0]["ids"];
   ASSERT_EQ(ids.size(), 152u);  // <s> 150 </s>
@@ -182,7 +178,7 @@ void check_chunks(int64_t overlap, const std::string& pooling) {
   for (double value : expected_logits) sum += std::exp(value - top);
   EXPECT_NEAR(record["probabilities"][best].get<double>(), 1.0 / sum, 1e-6);
   const nlohmann::json config =
-      testing::read_json(std::filesystem::path(model("order-learned")) / "config.json");
+      testing::read_json(pretrained_model("order-learned") / "config.json");
   EXPECT_EQ(record["label"], config["id2label"][std::to_string(best)]);
 }
 
@@ -192,9 +188,9 @@ TEST(CliCorpus, ChunkIsTheWeightedMeanOfItsWindows) {
 }
 
 TEST(CliCorpus, LongTextsErrorTruncateAndBadOptions) {
-  const std::string m = " --threads 1 -m " + model("order-learned");
+  const std::string m = " --threads 1 -m " + pretrained_model("order-learned").string();
   const std::string text = " '" + long_text() + "'";
-  ProgramResult result = run("run" + m + " 我打你" + text);
+  ProgramResult result = run_tinyenc("run" + m + " 我打你" + text);
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_NE(result.err.find("input 2: "), std::string::npos) << result.err;
   EXPECT_NE(result.err.find("--long chunk"), std::string::npos) << result.err;
@@ -219,13 +215,13 @@ TEST(CliCorpus, LongTextsErrorTruncateAndBadOptions) {
            {"--long chunk --hidden-states", "--hidden-states"},
            {"--long chunk --pooling none", "pooling none"},
            {"--long chunk --pair", "--pair"}}) {
-    result = run("run --jsonl " + arguments + m + text);
+    result = run_tinyenc("run --jsonl " + arguments + m + text);
     EXPECT_EQ(result.exit_code, 2) << arguments;
     EXPECT_NE(result.err.find(mentions), std::string::npos) << arguments << ": " << result.err;
     EXPECT_EQ(testing::count_lines(result.err), 1) << result.err;
   }
   // 61 tokens of overlap leave one new token a window: slow, but allowed.
-  EXPECT_EQ(run("run --long chunk --overlap 61" + m + text + " --jsonl").exit_code, 0);
+  EXPECT_EQ(run_tinyenc("run --long chunk --overlap 61" + m + text + " --jsonl").exit_code, 0);
 }
 
 TEST(CliCorpus, ShardsConcatenateToTheWholeRun) {
@@ -236,51 +232,55 @@ TEST(CliCorpus, ShardsConcatenateToTheWholeRun) {
   write_file(file, texts);
   // Windows of 3 texts, batches of a few: the shards must batch exactly as the whole run does,
   // or the last bits of the floats differ.
-  const std::string m = " --threads 1 --window 3 --max-batch-tokens 40 -m " + model("order-rope") +
-                        " -i " + shell_quote(file);
+  const std::string m = " --threads 1 --window 3 --max-batch-tokens 40 -m " +
+                        pretrained_model("order-rope").string() + " -i " + shell_quote(file);
   for (const std::string format : {" --jsonl", ""}) {
-    const ProgramResult whole = run("run" + m + format);
+    const ProgramResult whole = run_tinyenc("run" + m + format);
     ASSERT_EQ(whole.exit_code, 0) << whole.err;
     std::string joined;
     for (int shard = 0; shard < 3; ++shard) {
-      const ProgramResult part = run("run --shard " + std::to_string(shard) + "/3" + m + format);
+      const ProgramResult part =
+          run_tinyenc("run --shard " + std::to_string(shard) + "/3" + m + format);
       ASSERT_EQ(part.exit_code, 0) << part.err;
       joined += part.out;
     }
     EXPECT_EQ(joined, whole.out) << format;
     // 10 lines are 4 windows of 3; 3 shards take windows 0, 1 and 2-3: lines 1-3, 4-6, 7-10.
     if (!format.empty()) {
-      EXPECT_EQ(json_lines(run("run --shard 2/3" + m + format).out).size(), 4u);
+      EXPECT_EQ(json_lines(run_tinyenc("run --shard 2/3" + m + format).out).size(), 4u);
     }
   }
   // More shards than windows: some are empty, and empty is their whole output.
-  const ProgramResult empty = run("run --shard 0/20" + m + " --jsonl");
+  const ProgramResult empty = run_tinyenc("run --shard 0/20" + m + " --jsonl");
   EXPECT_EQ(empty.exit_code, 0) << empty.err;
   EXPECT_EQ(empty.out, "");
   for (const std::string bad : {"3/3", "1/0", "x/2", "-1/2", "1", "1/2/3", "/2", " 1/2"}) {
-    const ProgramResult result = run("run --shard '" + bad + "'" + m);
+    const ProgramResult result = run_tinyenc("run --shard '" + bad + "'" + m);
     EXPECT_EQ(result.exit_code, 2) << bad;
     EXPECT_NE(result.err.find("--shard"), std::string::npos) << bad << ": " << result.err;
   }
-  EXPECT_EQ(run("run --shard 0/2 --json" + m).exit_code, 2);
-  EXPECT_EQ(run("run --shard 0/2 --threads 1 -m " + model("order-rope") + " -", "我\n").exit_code,
+  EXPECT_EQ(run_tinyenc("run --shard 0/2 --json" + m).exit_code, 2);
+  EXPECT_EQ(run_tinyenc(
+                "run --shard 0/2 --threads 1 -m " + pretrained_model("order-rope").string() + " -",
+                "我\n")
+                .exit_code,
             2);
 }
 
 TEST(CliCorpus, ProgressOnlyOnATerminalOrWhenAsked) {
-  const std::string m = " --threads 1 -m " + model("order-rope") + " --jsonl -";
+  const std::string m = " --threads 1 -m " + pretrained_model("order-rope").string() + " --jsonl -";
   const std::string texts = shuffled_lengths(20, 3);
-  const ProgramResult quiet = run("run" + m, texts);  // stderr is a pipe here
+  const ProgramResult quiet = run_tinyenc("run" + m, texts);  // stderr is a pipe here
   EXPECT_EQ(quiet.exit_code, 0);
   EXPECT_EQ(quiet.err, "");
-  const ProgramResult forced = run("run --progress" + m, texts);
+  const ProgramResult forced = run_tinyenc("run --progress" + m, texts);
   EXPECT_EQ(forced.exit_code, 0);
   EXPECT_NE(forced.err.find("texts/s"), std::string::npos) << forced.err;
   EXPECT_NE(forced.err.find("tokens/s"), std::string::npos) << forced.err;
   // Cleared at the end: the last thing written erases the line.
   EXPECT_EQ(forced.err.substr(forced.err.size() - 4), "\r\x1b[K");
   EXPECT_EQ(forced.out, quiet.out);
-  EXPECT_EQ(run("run --progress --no-progress" + m, texts).exit_code, 2);
+  EXPECT_EQ(run_tinyenc("run --progress --no-progress" + m, texts).exit_code, 2);
 }
 
 TEST(CliCorpus, BenchCorpusJson) {
@@ -288,8 +288,9 @@ TEST(CliCorpus, BenchCorpusJson) {
   const std::filesystem::path file = dir / "corpus.txt";
   const std::string texts = shuffled_lengths(100, 4);
   write_file(file, texts);
-  const ProgramResult result = run("bench --corpus " + shell_quote(file) + " -m " +
-                                   model("order-learned") + " --max-batch-tokens 128 -f json");
+  const ProgramResult result =
+      run_tinyenc("bench --corpus " + shell_quote(file) + " -m " +
+                  pretrained_model("order-learned").string() + " --max-batch-tokens 128 -f json");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const nlohmann::json doc = nlohmann::json::parse(result.out);
   for (const char* key :
@@ -305,7 +306,8 @@ TEST(CliCorpus, BenchCorpusJson) {
   }
   // The tokens `tokenize` counts, and the padding fixed batches of 32 would have computed.
   const ProgramResult tokenized =
-      run("tokenize --json -m " + model("order-learned") + " -i " + shell_quote(file));
+      run_tinyenc("tokenize --json -m " + pretrained_model("order-learned").string() + " -i " +
+                  shell_quote(file));
   ASSERT_EQ(tokenized.exit_code, 0) << tokenized.err;
   int64_t tokens = 0, unsorted = 0;
   std::vector<int64_t> lengths;
@@ -330,12 +332,12 @@ TEST(CliCorpus, BenchCorpusJson) {
   EXPECT_GE(doc["computed_tokens"].get<int64_t>(), tokens);
   EXPECT_LT(doc["padding_waste"].get<double>(), doc["padding_waste_unsorted_32"].get<double>());
   EXPECT_GT(doc["peak_rss_bytes"].get<int64_t>(), 0);
-  const ProgramResult text =
-      run("bench --corpus " + shell_quote(file) + " -m " + model("order-learned") + " -f text");
+  const ProgramResult text = run_tinyenc("bench --corpus " + shell_quote(file) + " -m " +
+                                         pretrained_model("order-learned").string() + " -f text");
   EXPECT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("padding"), std::string::npos) << text.out;
-  EXPECT_EQ(run("bench --corpus " + shell_quote(file) + " -m " + model("order-learned") +
-                " --threads 1,2")
+  EXPECT_EQ(run_tinyenc("bench --corpus " + shell_quote(file) + " -m " +
+                        pretrained_model("order-learned").string() + " --threads 1,2")
                 .exit_code,
             2);
 }
@@ -369,8 +371,9 @@ TEST(CliCorpus, MemoryDoesNotGrowWithTheCorpus) {
   write_file(dir / "large.txt", large);
   // The table (no vectors) into a file of the test's own: the output's size is not the point.
   const auto command = [&](const std::string& input) {
-    return std::string(TINYENC_BINARY) + " run --threads 1 -m " + model("order-learned") + " -i " +
-           shell_quote(dir / input) + " > " + shell_quote(dir / "out.txt");
+    return std::string(TINYENC_BINARY) + " run --threads 1 -m " +
+           pretrained_model("order-learned").string() + " -i " + shell_quote(dir / input) + " > " +
+           shell_quote(dir / "out.txt");
   };
   const int64_t small_rss = peak_rss_of(command("small.txt"));
   const int64_t large_rss = peak_rss_of(command("large.txt"));

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "engine/dtype.h"
+#include "tests/support/cli.h"
 #include "tests/support/run_program.h"
 #include "tests/support/test_data.h"
 
@@ -16,16 +17,10 @@ namespace tinyenc {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::pretrained_model;
 using testing::ProgramResult;
+using testing::run_tinyenc;
 using testing::shell_quote;
-
-std::string model(const std::string& name) {
-  return shell_quote(testing::source_dir() / "models" / "pretrained" / name);
-}
-
-ProgramResult run(const std::string& arguments) {
-  return testing::run_program(TINYENC_BINARY, arguments);
-}
 
 class TempFolder {
  public:
@@ -43,22 +38,25 @@ class TempFolder {
 
 TEST(CliDtype, UnknownDtypeIsAUsageError) {
   for (const std::string& command :
-       {"run -m " + model("order-rope") + " 我打你", "order -m " + model("order-rope") + " 我打你",
+       {"run -m " + shell_quote(pretrained_model("order-rope")) + " 我打你",
+        "order -m " + shell_quote(pretrained_model("order-rope")) + " 我打你",
         std::string("bench --config tiny --seq 8 --repeat 1")}) {
-    const ProgramResult result = run(command + " --dtype fp16");
+    const ProgramResult result = run_tinyenc(command + " --dtype fp16");
     EXPECT_EQ(result.exit_code, 2) << command;
     EXPECT_EQ(result.err, "tinyenc: error: --dtype 'fp16': expected f32, bf16, int8 or auto\n")
         << command;
     EXPECT_EQ(result.out, "");
   }
-  const ProgramResult two = run("run -m " + model("order-rope") + " --dtype f32,int8 x");
+  const ProgramResult two =
+      run_tinyenc("run -m " + shell_quote(pretrained_model("order-rope")) + " --dtype f32,int8 x");
   EXPECT_EQ(two.exit_code, 2);
   EXPECT_NE(two.err.find("--dtype: one dtype here"), std::string::npos) << two.err;
 }
 
 TEST(CliDtype, Bf16RunsOrNamesTheMissingFeature) {
   const std::string missing = dtype_unsupported_reason(ComputeDtype::kBF16);
-  const ProgramResult result = run("run -m " + model("order-rope") + " --dtype bf16 --json 我打你");
+  const ProgramResult result = run_tinyenc("run -m " + shell_quote(pretrained_model("order-rope")) +
+                                           " --dtype bf16 --json 我打你");
   if (missing.empty()) {
     EXPECT_EQ(result.exit_code, 0) << result.err;
   } else {
@@ -70,14 +68,17 @@ TEST(CliDtype, Bf16RunsOrNamesTheMissingFeature) {
 }
 
 TEST(CliDtype, VerboseSaysWhichDtypeAndWhy) {
-  const ProgramResult plain = run("run -v -m " + model("order-rope") + " 我打你");
+  const ProgramResult plain =
+      run_tinyenc("run -v -m " + shell_quote(pretrained_model("order-rope")) + " 我打你");
   EXPECT_EQ(plain.exit_code, 0) << plain.err;
   EXPECT_NE(plain.err.find("dtype f32 (default: float checkpoint)"), std::string::npos)
       << plain.err;
-  const ProgramResult asked = run("run -v --dtype f32 -m " + model("order-rope") + " 我打你");
+  const ProgramResult asked = run_tinyenc("run -v --dtype f32 -m " +
+                                          shell_quote(pretrained_model("order-rope")) + " 我打你");
   EXPECT_NE(asked.err.find("dtype f32 (asked)"), std::string::npos) << asked.err;
   const AutoComputeDtype chosen = auto_compute_dtype();
-  const ProgramResult automatic = run("run -v --dtype auto -m " + model("order-rope") + " 我打你");
+  const ProgramResult automatic = run_tinyenc(
+      "run -v --dtype auto -m " + shell_quote(pretrained_model("order-rope")) + " 我打你");
   EXPECT_NE(automatic.err.find("dtype " + std::string(compute_dtype_name(chosen.dtype)) +
                                " (auto: " + chosen.reason + ")"),
             std::string::npos)
@@ -85,7 +86,7 @@ TEST(CliDtype, VerboseSaysWhichDtypeAndWhy) {
 }
 
 TEST(CliDtype, InfoTellsWhatRunsHere) {
-  const ProgramResult text = run("info");
+  const ProgramResult text = run_tinyenc("info");
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("CPU:         " + cpu_feature_list(cpu_features()) + "\n"),
             std::string::npos)
@@ -100,7 +101,7 @@ TEST(CliDtype, InfoTellsWhatRunsHere) {
     EXPECT_NE(text.out.find(bf16), std::string::npos) << text.out;
   }
 
-  const ProgramResult json_result = run("info --json");
+  const ProgramResult json_result = run_tinyenc("info --json");
   ASSERT_EQ(json_result.exit_code, 0);
   const nlohmann::json document = nlohmann::json::parse(json_result.out);
   EXPECT_EQ(document["cpu_features"], cpu_feature_list(cpu_features()));
@@ -117,7 +118,8 @@ TEST(CliDtype, ConvertWritesAFolderThatRuns) {
   TempFolder temp;
   const fs::path out = temp.path() / "rope-int8";
   const ProgramResult convert =
-      run("convert -m " + model("order-rope") + " --dtype int8 -o " + shell_quote(out));
+      run_tinyenc("convert -m " + shell_quote(pretrained_model("order-rope")) +
+                  " --dtype int8 -o " + shell_quote(out));
   ASSERT_EQ(convert.exit_code, 0) << convert.err;
   EXPECT_NE(convert.err.find("x smaller"), std::string::npos) << convert.err;
   const double ratio =
@@ -126,7 +128,7 @@ TEST(CliDtype, ConvertWritesAFolderThatRuns) {
       static_cast<double>(fs::file_size(out / "model.safetensors"));
   EXPECT_GT(ratio, 3.3);  // 4 less the F32 biases and LayerNorms of a d_model-64 model
 
-  const ProgramResult info = run("info --json -m " + shell_quote(out));
+  const ProgramResult info = run_tinyenc("info --json -m " + shell_quote(out));
   ASSERT_EQ(info.exit_code, 0) << info.err;
   const nlohmann::json summary = nlohmann::json::parse(info.out)["model"];
   EXPECT_EQ(summary["dtype"]["stored"], "int8");
@@ -135,9 +137,10 @@ TEST(CliDtype, ConvertWritesAFolderThatRuns) {
 
   // The converted folder, run in f32, labels as the original does on the article's sentences.
   const ProgramResult original =
-      run("run --json --dtype f32 -m " + model("order-rope") + " 我打你 你打我 猫追狗 狗追猫");
+      run_tinyenc("run --json --dtype f32 -m " + shell_quote(pretrained_model("order-rope")) +
+                  " 我打你 你打我 猫追狗 狗追猫");
   const ProgramResult converted =
-      run("run --json --dtype f32 -m " + shell_quote(out) + " 我打你 你打我 猫追狗 狗追猫");
+      run_tinyenc("run --json --dtype f32 -m " + shell_quote(out) + " 我打你 你打我 猫追狗 狗追猫");
   ASSERT_EQ(original.exit_code, 0) << original.err;
   ASSERT_EQ(converted.exit_code, 0) << converted.err;
   const nlohmann::json a = nlohmann::json::parse(original.out)["inputs"];
@@ -151,23 +154,26 @@ TEST(CliDtype, ConvertWritesAFolderThatRuns) {
 
   // Refusals: an existing folder, the input itself, converting twice, f32, no --dtype.
   const ProgramResult again =
-      run("convert -m " + model("order-rope") + " --dtype int8 -o " + shell_quote(out));
+      run_tinyenc("convert -m " + shell_quote(pretrained_model("order-rope")) +
+                  " --dtype int8 -o " + shell_quote(out));
   EXPECT_EQ(again.exit_code, 2);
   EXPECT_NE(again.err.find("exists and is not empty"), std::string::npos) << again.err;
-  const ProgramResult twice =
-      run("convert -m " + shell_quote(out) + " --dtype bf16 -o " + shell_quote(temp.path() / "x"));
+  const ProgramResult twice = run_tinyenc("convert -m " + shell_quote(out) + " --dtype bf16 -o " +
+                                          shell_quote(temp.path() / "x"));
   EXPECT_EQ(twice.exit_code, 2);
   EXPECT_NE(twice.err.find("already converted to int8"), std::string::npos) << twice.err;
-  const ProgramResult f32 = run("convert -m " + model("order-rope") + " --dtype f32 -o " +
-                                shell_quote(temp.path() / "y"));
+  const ProgramResult f32 =
+      run_tinyenc("convert -m " + shell_quote(pretrained_model("order-rope")) + " --dtype f32 -o " +
+                  shell_quote(temp.path() / "y"));
   EXPECT_EQ(f32.exit_code, 2);
   EXPECT_EQ(f32.err, "tinyenc: error: --dtype 'f32': expected int8 or bf16\n");
   const ProgramResult missing =
-      run("convert -m " + model("order-rope") + " -o " + shell_quote(temp.path() / "z"));
+      run_tinyenc("convert -m " + shell_quote(pretrained_model("order-rope")) + " -o " +
+                  shell_quote(temp.path() / "z"));
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("--dtype is required"), std::string::npos) << missing.err;
-  const ProgramResult absent = run("convert -m " + shell_quote(temp.path() / "nope") +
-                                   " --dtype int8 -o " + shell_quote(temp.path() / "w"));
+  const ProgramResult absent = run_tinyenc("convert -m " + shell_quote(temp.path() / "nope") +
+                                           " --dtype int8 -o " + shell_quote(temp.path() / "w"));
   EXPECT_EQ(absent.exit_code, 2);
   EXPECT_NE(absent.err.find("model folder not found"), std::string::npos) << absent.err;
   EXPECT_FALSE(fs::exists(temp.path() / "x"));
@@ -178,7 +184,7 @@ TEST(CliDtype, BenchMeasuresEachDtypeAsItsOwnRow) {
   const std::string dtypes =
       dtype_unsupported_reason(ComputeDtype::kInt8).empty() ? "f32,int8" : "f32,f32";
   const ProgramResult result =
-      run("bench --config tiny --seq 8 --repeat 1 --warmup 0 --jsonl --dtype " + dtypes);
+      run_tinyenc("bench --config tiny --seq 8 --repeat 1 --warmup 0 --jsonl --dtype " + dtypes);
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(testing::count_lines(result.out), 2);
   const size_t newline = result.out.find('\n');
@@ -188,17 +194,17 @@ TEST(CliDtype, BenchMeasuresEachDtypeAsItsOwnRow) {
   EXPECT_EQ(second["dtype"], dtypes.substr(4));
   EXPECT_TRUE(first.contains("matmul"));
 
-  const ProgramResult csv = run("bench --config tiny --seq 8 --repeat 1 --warmup 0 --csv");
+  const ProgramResult csv = run_tinyenc("bench --config tiny --seq 8 --repeat 1 --warmup 0 --csv");
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
   EXPECT_EQ(csv.out.rfind("model,pe,dtype,matmul,batch,", 0), 0u) << csv.out;
-  const ProgramResult md = run("bench --config tiny --seq 8 --repeat 1 --warmup 0");
+  const ProgramResult md = run_tinyenc("bench --config tiny --seq 8 --repeat 1 --warmup 0");
   EXPECT_NE(md.out.find(cpu_feature_list(cpu_features())), std::string::npos) << md.out;
   EXPECT_NE(md.out.find("| model | pe | dtype | matmul |"), std::string::npos) << md.out;
 }
 
 TEST(CliDtype, OrderRunsInTheDtypeAsked) {
-  const ProgramResult result =
-      run("order --json --dtype f32 -m " + model("order-rope") + " 我打你");
+  const ProgramResult result = run_tinyenc("order --json --dtype f32 -m " +
+                                           shell_quote(pretrained_model("order-rope")) + " 我打你");
   EXPECT_EQ(result.exit_code, 0) << result.err;
 }
 

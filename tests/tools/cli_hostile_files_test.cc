@@ -39,7 +39,7 @@ class HostileFiles : public ::testing::Test {
     fs::remove_all(root_);
     model_ = root_ / "order-rope";
     fs::create_directories(model_);
-    const fs::path shipped = testing::source_dir() / "models" / "pretrained" / "order-rope";
+    const fs::path shipped = testing::pretrained_model("order-rope");
     for (const char* name : {"config.json", "model.safetensors", "tokenizer.model"}) {
       fs::copy_file(shipped / name, model_ / name);
     }

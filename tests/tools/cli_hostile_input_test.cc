@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/cli.h"
 #include "tests/support/run_program.h"
 #include "tests/support/test_data.h"
 
@@ -25,20 +26,14 @@ namespace tinyenc {
 namespace {
 
 using testing::count_lines;
+using testing::pretrained_model;
 using testing::ProgramResult;
+using testing::run_tinyenc;
 using testing::shell_quote;
-
-std::string model(const std::string& name) {
-  return (testing::source_dir() / "models" / "pretrained" / name).string();
-}
-
-ProgramResult run(const std::string& arguments, const std::string& input = "") {
-  return testing::run_program(TINYENC_BINARY, arguments, input);
-}
 
 void expect_bad_input(const std::string& arguments, const std::string& mentions,
                       const std::string& input = "") {
-  const ProgramResult result = run(arguments, input);
+  const ProgramResult result = run_tinyenc(arguments, input);
   EXPECT_EQ(result.exit_code, 2) << arguments << ": " << result.err;
   EXPECT_EQ(count_lines(result.err), 1) << arguments << ": " << result.err;
   EXPECT_EQ(result.err.rfind("tinyenc: error: ", 0), 0u) << result.err;
@@ -58,7 +53,7 @@ struct TemporaryFolder {
 };
 
 TEST(CliHostileInput, ThreadCountsAreBounded) {
-  const std::string m = " -m " + model("order-rope");
+  const std::string m = " -m " + pretrained_model("order-rope").string();
   // 65536 crashed inside the OpenMP runtime, 33000 failed with its own text, -1 passed.
   for (const char* threads : {"65536", "33000", "-1"}) {
     expect_bad_input("run --threads " + std::string(threads) + m + " 我打你", "--threads");
@@ -68,7 +63,7 @@ TEST(CliHostileInput, ThreadCountsAreBounded) {
 }
 
 TEST(CliHostileInput, EveryNumericOptionIsBounded) {
-  const std::string m = " --threads 1 -m " + model("order-rope");
+  const std::string m = " --threads 1 -m " + pretrained_model("order-rope").string();
   expect_bad_input("run --batch-size 0" + m + " x", "--batch-size");
   expect_bad_input("run --batch-size -3" + m + " x", "--batch-size");
   expect_bad_input("run --batch-size 100000000" + m + " x", "--batch-size");
@@ -91,13 +86,14 @@ TEST(CliHostileInput, EveryNumericOptionIsBounded) {
 
 TEST(CliHostileInput, BenchChecksEverythingBeforePrinting) {
   // order-learned has 64 positions: seq 128 must fail before the seq 8 row is printed.
-  expect_bad_input("bench --threads 1 --repeat 5 -m " + model("order-learned") + " --seq 8,128",
+  expect_bad_input("bench --threads 1 --repeat 5 -m " + pretrained_model("order-learned").string() +
+                       " --seq 8,128",
                    "--seq 128");
 }
 
 TEST(CliHostileInput, BenchIsaErrorsNameTheOption) {
 #if defined(__x86_64__)
-  const ProgramResult result = run("bench --config tiny --isa neon --repeat 5");
+  const ProgramResult result = run_tinyenc("bench --config tiny --isa neon --repeat 5");
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_EQ(result.err.rfind("tinyenc: error: --isa", 0), 0u) << result.err;
   EXPECT_EQ(result.err.find("TINYENC_ISA"), std::string::npos) << result.err;
@@ -110,7 +106,7 @@ TEST(CliHostileInput, PeBaseMustBeFinite) {
     expect_bad_input("pe --d-model 4 --rows 3 --base " + std::string(base),
                      "--base " + std::string(base));
   }
-  const ProgramResult inf = run("pe --d-model 4 --rows 3 --base inf");
+  const ProgramResult inf = run_tinyenc("pe --d-model 4 --rows 3 --base inf");
   EXPECT_NE(inf.err.find("finite"), std::string::npos) << inf.err;
 }
 
@@ -119,9 +115,9 @@ TEST(CliHostileInput, EmptyLinesKeepTheirPlace) {
   TemporaryFolder folder("tinyenc_empty_lines");
   const std::filesystem::path input = folder.path / "texts.txt";
   std::ofstream(input) << "我打你\n\n你打我\n";
-  const std::string m = " --threads 1 -m " + model("order-rope");
+  const std::string m = " --threads 1 -m " + pretrained_model("order-rope").string();
   for (const std::string& source : {" -i " + shell_quote(input), std::string(" -")}) {
-    const ProgramResult result = run("run --jsonl" + m + source, "我打你\n\n你打我\n");
+    const ProgramResult result = run_tinyenc("run --jsonl" + m + source, "我打你\n\n你打我\n");
     ASSERT_EQ(result.exit_code, 0) << result.err;
     std::stringstream lines(result.out);
     std::vector<nlohmann::json> records;
@@ -140,10 +136,11 @@ TEST(CliHostileInput, EmptyLinesKeepTheirPlace) {
 // --pair --truncate cuts the longer text first (Hugging Face's longest_first), so a short second
 // sentence survives a long first one.
 TEST(CliHostileInput, PairTruncationIsLongestFirst) {
-  const std::string m = " --threads 1 --json --pair --truncate -m " + model("order-rope");
+  const std::string m =
+      " --threads 1 --json --pair --truncate -m " + pretrained_model("order-rope").string();
   std::string long_text;
   for (int i = 0; i < 40; ++i) long_text += "我打你";  // 120 tokens; the model takes 64
-  const ProgramResult result = run("run" + m + " -", long_text + "\t你打我\n");
+  const ProgramResult result = run_tinyenc("run" + m + " -", long_text + "\t你打我\n");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const nlohmann::json item = nlohmann::json::parse(result.out)["inputs"][0];
   const std::vector<std::string> tokens = item["tokens"];
@@ -155,7 +152,7 @@ TEST(CliHostileInput, PairTruncationIsLongestFirst) {
             (std::vector<std::string>{"你", "打", "我", "</s>"}));
 
   // Two long texts share what the special tokens leave, the first taking the odd one.
-  const ProgramResult both = run("run" + m + " -", long_text + "\t" + long_text + "\n");
+  const ProgramResult both = run_tinyenc("run" + m + " -", long_text + "\t" + long_text + "\n");
   ASSERT_EQ(both.exit_code, 0) << both.err;
   const std::vector<std::string> cut = nlohmann::json::parse(both.out)["inputs"][0]["tokens"];
   ASSERT_EQ(cut.size(), 64u);
@@ -172,7 +169,8 @@ TEST(CliHostileInput, PairTruncationIsLongestFirst) {
 TEST(CliHostileInput, ErrorsQuoteAtMostAShortPrefix) {
   std::string huge;
   while (huge.size() < (size_t{2} << 20)) huge += "我打你";
-  const ProgramResult result = run("run --threads 1 -m " + model("order-rope") + " -", huge + "\n");
+  const ProgramResult result = run_tinyenc(
+      "run --threads 1 -m " + pretrained_model("order-rope").string() + " -", huge + "\n");
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_EQ(count_lines(result.err), 1);
   EXPECT_LT(result.err.size(), 300u) << result.err.substr(0, 300);
@@ -183,21 +181,21 @@ TEST(CliHostileInput, ErrorsQuoteAtMostAShortPrefix) {
 TEST(CliHostileInput, JsonSurvivesANonUtf8ModelPath) {
   TemporaryFolder folder("tinyenc_latin1");
   const std::filesystem::path copy = folder.path / "mod\xe8le";
-  std::filesystem::copy(model("order-rope"), copy);
+  std::filesystem::copy(pretrained_model("order-rope"), copy);
   const std::string m = " -m " + shell_quote(copy);
-  const ProgramResult ran = run("run --threads 1 --json" + m + " 我打你");
+  const ProgramResult ran = run_tinyenc("run --threads 1 --json" + m + " 我打你");
   ASSERT_EQ(ran.exit_code, 0) << ran.err;
   const std::string shown = nlohmann::json::parse(ran.out)["model"];
   EXPECT_NE(shown.find("mod\xef\xbf\xbdle"), std::string::npos) << "the bad byte becomes U+FFFD";
-  const ProgramResult jsonl = run("run --threads 1 --jsonl" + m + " 我打你");
+  const ProgramResult jsonl = run_tinyenc("run --threads 1 --jsonl" + m + " 我打你");
   ASSERT_EQ(jsonl.exit_code, 0) << jsonl.err;
-  const ProgramResult info = run("info --json" + m);
+  const ProgramResult info = run_tinyenc("info --json" + m);
   ASSERT_EQ(info.exit_code, 0) << info.err;
   EXPECT_NO_THROW(nlohmann::json::parse(info.out));
-  const ProgramResult bench = run("bench --threads 1 --repeat 5 --seq 8 -f json" + m);
+  const ProgramResult bench = run_tinyenc("bench --threads 1 --repeat 5 --seq 8 -f json" + m);
   ASSERT_EQ(bench.exit_code, 0) << bench.err;
   EXPECT_NO_THROW(nlohmann::json::parse(bench.out));
-  const ProgramResult order = run("order --threads 1 --json" + m + " -- 我打你");
+  const ProgramResult order = run_tinyenc("order --threads 1 --json" + m + " -- 我打你");
   ASSERT_EQ(order.exit_code, 0) << order.err;
   EXPECT_NO_THROW(nlohmann::json::parse(order.out));
 }
@@ -207,7 +205,7 @@ TEST(CliHostileInput, JsonSurvivesANonUtf8ModelPath) {
 std::filesystem::path model_with_weights(const std::filesystem::path& folder,
                                          const std::vector<std::string>& tensors, float value) {
   const std::filesystem::path copy = folder / "overflow";
-  std::filesystem::copy(model("order-rope"), copy);
+  std::filesystem::copy(pretrained_model("order-rope"), copy);
   std::fstream file(copy / "model.safetensors", std::ios::in | std::ios::out | std::ios::binary);
   uint64_t header_size = 0;
   file.read(reinterpret_cast<char*>(&header_size), 8);
@@ -234,7 +232,8 @@ TEST(CliHostileInput, NonFiniteOutputsAreErrors) {
   const std::string m = " --threads 1 -m " + shell_quote(overflow);
   expect_bad_input("run" + m + " 我打你", "NaN or Inf");
   // The error names the input whose output overflowed.
-  const ProgramResult streamed = run("run --jsonl --batch-size 1" + m + " - 我打你", "你打我\n");
+  const ProgramResult streamed =
+      run_tinyenc("run --jsonl --batch-size 1" + m + " - 我打你", "你打我\n");
   EXPECT_EQ(streamed.exit_code, 2) << streamed.err;
   EXPECT_NE(streamed.err.find(": input 1: "), std::string::npos) << streamed.err;
   expect_bad_input("order" + m + " -- 我打你", "NaN or Inf");
@@ -271,7 +270,7 @@ TEST(CliHostileInput, JsonLinesStreamWhileInputIsOpen) {
     ::dup2(to_program[0], STDIN_FILENO);
     ::dup2(from_program[1], STDOUT_FILENO);
     for (int fd : {to_program[0], to_program[1], from_program[0], from_program[1]}) ::close(fd);
-    const std::string m = model("order-rope");
+    const std::string m = pretrained_model("order-rope").string();
     ::execl(TINYENC_BINARY, TINYENC_BINARY, "run", "--threads", "1", "-m", m.c_str(), "--jsonl",
             "-", static_cast<char*>(nullptr));
     ::_exit(127);
@@ -326,8 +325,8 @@ TEST(CliHostileInput, MemoryIsBoundedOnLongInput) {
   // size grows with the number of allocations whatever the program holds.
   GTEST_SKIP() << "peak memory is not the program's own under AddressSanitizer";
 #endif
-  const std::string program =
-      std::string(TINYENC_BINARY) + " run --threads 1 -m " + model("order-rope") + " - >/dev/null";
+  const std::string program = std::string(TINYENC_BINARY) + " run --threads 1 -m " +
+                              pretrained_model("order-rope").string() + " - >/dev/null";
   const long small = peak_rss_kib("yes 小明追小红 | head -n 20000 | " + program);
   const long large = peak_rss_kib("yes 小明追小红 | head -n 200000 | " + program);
   ASSERT_GT(small, 0);
@@ -344,7 +343,7 @@ TEST(CliHostileInput, SymlinkLoopsAreNamedInTheDocumentedForm) {
   for (const char* command : {"run --threads 1 -m % 我打你", "info -m %", "order -m % -- 我打你"}) {
     std::string arguments = command;
     arguments.replace(arguments.find('%'), 1, shell_quote(loop));
-    const ProgramResult result = run(arguments);
+    const ProgramResult result = run_tinyenc(arguments);
     EXPECT_EQ(result.exit_code, 2) << command << result.err;
     EXPECT_EQ(result.err.rfind("tinyenc: error: " + loop.string(), 0), 0u) << result.err;
     EXPECT_EQ(result.err.find("filesystem error"), std::string::npos) << result.err;

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/cli.h"
 #include "tests/support/run_program.h"
 #include "tests/support/test_data.h"
 
@@ -22,16 +23,10 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::count_lines;
+using testing::pretrained_model;
 using testing::ProgramResult;
+using testing::run_tinyenc;
 using testing::shell_quote;
-
-std::string model(const std::string& name) {
-  return (testing::source_dir() / "models" / "pretrained" / name).string();
-}
-
-ProgramResult run(const std::string& arguments, const std::string& input = "") {
-  return testing::run_program(TINYENC_BINARY, arguments, input);
-}
 
 // Runs the program with `folder` as the working directory.
 ProgramResult run_in(const fs::path& folder, const std::string& arguments) {
@@ -65,29 +60,30 @@ TEST(CliOptions, BareFormatWordIsNotAFileName) {
     EXPECT_FALSE(fs::exists(dir / word)) << word;
   }
   expect_usage_error(run_in(dir, kQuickBench + " -o json"), "--json");
-  expect_usage_error(run_in(dir, "run --threads 1 -m " + model("order-rope") + " -o json 我打你"),
+  expect_usage_error(run_in(dir, "run --threads 1 -m " + pretrained_model("order-rope").string() +
+                                     " -o json 我打你"),
                      "--json");
   EXPECT_TRUE(fs::is_empty(dir));
 }
 
 TEST(CliOptions, OutputFileExtensionChoosesTheFormat) {
   const fs::path dir = scratch("extension");
-  ProgramResult result = run(kQuickBench + " -o " + shell_quote(dir / "bench.json"));
+  ProgramResult result = run_tinyenc(kQuickBench + " -o " + shell_quote(dir / "bench.json"));
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(result.out, "");
   const nlohmann::json document = nlohmann::json::parse(testing::read_text(dir / "bench.json"));
   EXPECT_EQ(document.at("rows").size(), 1u);
 
-  result = run(kQuickBench + " -o " + shell_quote(dir / "bench.csv"));
+  result = run_tinyenc(kQuickBench + " -o " + shell_quote(dir / "bench.csv"));
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(testing::read_text(dir / "bench.csv").rfind("model,pe,dtype,matmul,batch,seq,", 0), 0u);
 
-  result = run(kQuickBench + " -o " + shell_quote(dir / "bench.jsonl"));
+  result = run_tinyenc(kQuickBench + " -o " + shell_quote(dir / "bench.jsonl"));
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(nlohmann::json::parse(testing::read_text(dir / "bench.jsonl")).at("seq"), 8);
 
-  result = run("run --threads 1 -m " + model("order-rope") + " -o " +
-               shell_quote(dir / "run.jsonl") + " 我打你 你打我");
+  result = run_tinyenc("run --threads 1 -m " + pretrained_model("order-rope").string() + " -o " +
+                       shell_quote(dir / "run.jsonl") + " 我打你 你打我");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   std::istringstream lines(testing::read_text(dir / "run.jsonl"));
   int records = 0;
@@ -96,32 +92,36 @@ TEST(CliOptions, OutputFileExtensionChoosesTheFormat) {
   }
   EXPECT_EQ(records, 2);
 
-  result = run("pe --d-model 4 --rows 2 -o " + shell_quote(dir / "pe.csv"));
+  result = run_tinyenc("pe --d-model 4 --rows 2 -o " + shell_quote(dir / "pe.csv"));
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(testing::read_text(dir / "pe.csv"),
             "position,dim0,dim1,dim2,dim3\n0,0,1,0,1\n"
             "1,0.84147096,0.5403023,0.009999833,0.99995\n");
 
   // A flag that contradicts the extension, or a format the command does not write, is refused.
-  expect_usage_error(run(kQuickBench + " -f csv -o " + shell_quote(dir / "x.json")), "x.json");
-  expect_usage_error(
-      run("run --threads 1 -m " + model("order-rope") + " -o " + shell_quote(dir / "x.csv") + " a"),
-      "CSV");
+  expect_usage_error(run_tinyenc(kQuickBench + " -f csv -o " + shell_quote(dir / "x.json")),
+                     "x.json");
+  expect_usage_error(run_tinyenc("run --threads 1 -m " + pretrained_model("order-rope").string() +
+                                 " -o " + shell_quote(dir / "x.csv") + " a"),
+                     "CSV");
   EXPECT_FALSE(fs::exists(dir / "x.json"));
   EXPECT_FALSE(fs::exists(dir / "x.csv"));
 }
 
 TEST(CliOptions, BenchTakesJsonAndBatchSizeAsElsewhere) {
-  ProgramResult result = run(kQuickBench + " --json --batch-size 1,2");
+  ProgramResult result = run_tinyenc(kQuickBench + " --json --batch-size 1,2");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const nlohmann::json document = nlohmann::json::parse(result.out);
   ASSERT_EQ(document.at("rows").size(), 2u);
   EXPECT_EQ(document["rows"][1].at("batch"), 2);
   // The name it had before still works.
-  result = run(kQuickBench + " --jsonl --batch 2");
+  result = run_tinyenc(kQuickBench + " --jsonl --batch 2");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(nlohmann::json::parse(result.out).at("batch"), 2);
-  EXPECT_EQ(run("run --threads 1 --batch 2 -m " + model("order-rope") + " a b").exit_code, 0);
+  EXPECT_EQ(run_tinyenc("run --threads 1 --batch 2 -m " + pretrained_model("order-rope").string() +
+                        " a b")
+                .exit_code,
+            0);
 }
 
 // A date YYYY-MM-DD somewhere in `line`, with UTC after it.
@@ -139,7 +139,7 @@ bool has_utc_date(const std::string& line) {
 }
 
 TEST(CliOptions, BenchSaysWhereWhenAndWithWhat) {
-  ProgramResult result = run(kQuickBench);
+  ProgramResult result = run_tinyenc(kQuickBench);
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const std::string first_line = result.out.substr(0, result.out.find('\n'));
   EXPECT_EQ(first_line.rfind("tinyenc 0.", 0), 0u) << first_line;
@@ -147,7 +147,7 @@ TEST(CliOptions, BenchSaysWhereWhenAndWithWhat) {
   EXPECT_NE(first_line.find("PE kernels"), std::string::npos) << first_line;
   EXPECT_TRUE(has_utc_date(first_line)) << first_line;
 
-  result = run(kQuickBench + " --json");
+  result = run_tinyenc(kQuickBench + " --json");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const nlohmann::json document = nlohmann::json::parse(result.out);
   EXPECT_EQ(document.at("version").get<std::string>().rfind("0.", 0), 0u);
@@ -158,15 +158,16 @@ TEST(CliOptions, BenchSaysWhereWhenAndWithWhat) {
 // order-learned has 64 positions: the default sweep (8, 32, 128) is cut to fit, with a note; an
 // explicit length that does not fit stays an error.
 TEST(CliOptions, BenchDefaultSequencesFitTheModel) {
-  const std::string bench = "bench --threads 1 --repeat 2 -m " + model("order-learned");
-  ProgramResult result = run(bench + " --json");
+  const std::string bench =
+      "bench --threads 1 --repeat 2 -m " + pretrained_model("order-learned").string();
+  ProgramResult result = run_tinyenc(bench + " --json");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const nlohmann::json document = nlohmann::json::parse(result.out);
   std::vector<int> seqs;
   for (const auto& row : document.at("rows")) seqs.push_back(row.at("seq"));
   EXPECT_EQ(seqs, (std::vector<int>{8, 32, 64}));
   EXPECT_NE(result.err.find("64 positions"), std::string::npos) << result.err;
-  expect_usage_error(run(bench + " --seq 8,128"), "--seq 128");
+  expect_usage_error(run_tinyenc(bench + " --seq 8,128"), "--seq 128");
 }
 
 // True when `text` is the shortest spelling that reads back as the float32 it names.
@@ -213,15 +214,16 @@ std::vector<std::string> decimals_in(const std::string& text) {
 }
 
 TEST(CliOptions, NumbersAreTheShortestSpellingOfTheirFloat32) {
-  ProgramResult result = run("run --threads 1 --jsonl -m " + model("order-rope") + " 我打你");
+  ProgramResult result = run_tinyenc("run --threads 1 --jsonl -m " +
+                                     pretrained_model("order-rope").string() + " 我打你");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   std::vector<std::string> numbers = decimals_in(result.out);
   EXPECT_GT(numbers.size(), 64u);
-  result = run(kQuickBench + " --csv");
+  result = run_tinyenc(kQuickBench + " --csv");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const std::string rows = result.out.substr(result.out.find('\n') + 1);
   for (const std::string& number : decimals_in(rows)) numbers.push_back(number);
-  result = run(kQuickBench + " --json");
+  result = run_tinyenc(kQuickBench + " --json");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const std::string json_rows = result.out.substr(result.out.find("\"rows\""));
   for (const std::string& number : decimals_in(json_rows)) numbers.push_back(number);
@@ -233,8 +235,8 @@ TEST(CliOptions, NumbersAreTheShortestSpellingOfTheirFloat32) {
 // Pooling none: a vector per token (as llama-embedding gives), and the model's head still labels
 // from its own pooling.
 TEST(CliOptions, PoolingNoneGivesTokenVectorsAndKeepsTheLabel) {
-  const ProgramResult result =
-      run("run --threads 1 --json --pooling none -m " + model("order-rope") + " 我打你");
+  const ProgramResult result = run_tinyenc("run --threads 1 --json --pooling none -m " +
+                                           pretrained_model("order-rope").string() + " 我打你");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const nlohmann::json item = nlohmann::json::parse(result.out).at("inputs").at(0);
   EXPECT_EQ(item.at("label"), "我/I");
@@ -242,16 +244,16 @@ TEST(CliOptions, PoolingNoneGivesTokenVectorsAndKeepsTheLabel) {
   ASSERT_EQ(embedding.size(), item.at("tokens").size());
   for (const auto& row : embedding) EXPECT_EQ(row.size(), 64u);
 
-  const ProgramResult text =
-      run("run --threads 1 --pooling none -m " + model("order-rope") + " 我打你");
+  const ProgramResult text = run_tinyenc("run --threads 1 --pooling none -m " +
+                                         pretrained_model("order-rope").string() + " 我打你");
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("label   我/I"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("[5 x 64]"), std::string::npos) << text.out;
 }
 
 TEST(CliOptions, HiddenStatesInTheTableAreNotSilentlyDropped) {
-  const ProgramResult result =
-      run("run --threads 1 --hidden-states -m " + model("order-rope") + " 我打你");
+  const ProgramResult result = run_tinyenc("run --threads 1 --hidden-states -m " +
+                                           pretrained_model("order-rope").string() + " 我打你");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_NE(result.err.find("--hidden-states"), std::string::npos) << result.err;
 }
@@ -259,28 +261,29 @@ TEST(CliOptions, HiddenStatesInTheTableAreNotSilentlyDropped) {
 // A pair is one text with a tab between its halves in `run` and `tokenize` alike.
 TEST(CliOptions, PairIsOneTextWithATab) {
   const std::string pair = " \"$(printf '我打你\\t你打我')\"";
-  const ProgramResult tokens = run("tokenize --json --pair -m " + model("order-rope") + pair);
+  const ProgramResult tokens =
+      run_tinyenc("tokenize --json --pair -m " + pretrained_model("order-rope").string() + pair);
   ASSERT_EQ(tokens.exit_code, 0) << tokens.err;
   const nlohmann::json item = nlohmann::json::parse(tokens.out).at("inputs").at(0);
   EXPECT_EQ(item.at("text"), "我打你");
   EXPECT_EQ(item.at("text_pair"), "你打我");
-  const ProgramResult outputs =
-      run("run --threads 1 --json --pair -m " + model("order-rope") + pair);
+  const ProgramResult outputs = run_tinyenc("run --threads 1 --json --pair -m " +
+                                            pretrained_model("order-rope").string() + pair);
   ASSERT_EQ(outputs.exit_code, 0) << outputs.err;
   EXPECT_EQ(nlohmann::json::parse(outputs.out).at("inputs").at(0).at("ids"), item.at("ids"));
 }
 
 TEST(CliOptions, PeCountsRowsWithRows) {
-  const ProgramResult rows = run("pe --d-model 4 --rows 3 --json");
+  const ProgramResult rows = run_tinyenc("pe --d-model 4 --rows 3 --json");
   ASSERT_EQ(rows.exit_code, 0) << rows.err;
   EXPECT_EQ(nlohmann::json::parse(rows.out).at("values").size(), 3u);
-  EXPECT_EQ(run("pe --d-model 4 --positions 3 --json").out, rows.out);  // the old spelling
-  expect_usage_error(run("pe --d-model 4"), "--rows");
+  EXPECT_EQ(run_tinyenc("pe --d-model 4 --positions 3 --json").out, rows.out);  // the old spelling
+  expect_usage_error(run_tinyenc("pe --d-model 4"), "--rows");
 }
 
 TEST(CliOptions, ThreadsHelpSaysWhatItCounts) {
   for (const std::string command : {"run", "bench"}) {
-    const ProgramResult help = run(command + " --help");
+    const ProgramResult help = run_tinyenc(command + " --help");
     EXPECT_NE(help.out.find("logical CPU"), std::string::npos) << command << help.out;
   }
 }

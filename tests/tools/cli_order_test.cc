@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/cli.h"
 #include "tests/support/float_tolerance.h"
 #include "tests/support/run_program.h"
 #include "tests/support/test_data.h"
@@ -34,19 +35,14 @@ std::filesystem::path scratch() {
 
 using Result = tinyenc::testing::ProgramResult;
 using tinyenc::testing::read_text;
+using tinyenc::testing::run_tinyenc;
+using tinyenc::testing::shell_quote;
 
-// Runs the program with `arguments` (already shell-quoted), capturing stdout and stderr.
-Result run(const std::string& arguments) {
-  return tinyenc::testing::run_program(TINYENC_BINARY, arguments);
-}
-
-Result order(const std::string& arguments) { return run("order " + arguments); }
-
-std::string quote(const std::filesystem::path& path) { return tinyenc::testing::shell_quote(path); }
+Result order(const std::string& arguments) { return run_tinyenc("order " + arguments); }
 
 // A golden encoder folder (config.json + model.safetensors, no tokenizer: --ids only).
 std::string golden(const std::string& name) {
-  return "-m " + quote(tinyenc::testing::source_dir() / "tests/golden/encoders" / name);
+  return "-m " + shell_quote(tinyenc::testing::source_dir() / "tests/golden/encoders" / name);
 }
 
 json results_of(const Result& result) {
@@ -264,7 +260,7 @@ TEST_F(CliOrder, CsvHasARowPerReordering) {
 
 TEST_F(CliOrder, OutputFileIsWrittenWhole) {
   const std::filesystem::path file = scratch() / "order.json";
-  const Result result = order(golden("none") + " --ids 1,2,3 --json -o " + quote(file));
+  const Result result = order(golden("none") + " --ids 1,2,3 --json -o " + shell_quote(file));
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(result.out, "");
   EXPECT_EQ(json::parse(read_text(file))["results"].size(), 3u);
@@ -277,7 +273,7 @@ TEST_F(CliOrder, OutputFileIsWrittenWhole) {
 TEST_F(CliOrder, PlotDrawsTheArticlesFigureForEveryModel) {
   const std::filesystem::path dir = scratch() / "pictures";
   const Result result = order(golden("none") + " " + golden("rope_half") +
-                              " --ids 3,4,5,6 -p reverse --plot-dir " + quote(dir));
+                              " --ids 3,4,5,6 -p reverse --plot-dir " + shell_quote(dir));
   ASSERT_EQ(result.exit_code, 0) << result.err;
   for (const char* name : {"none-attention.svg", "rope_half-attention.svg"}) {
     const SvgCheck check = check_svg(read_text(dir / name));
@@ -301,7 +297,8 @@ TEST_F(CliOrder, NoPositionEncodingDrawsThePermutedMatrixBackIdentical) {
   // The third panel of the figure is the second put back in the first's token order: for an
   // order-blind model its cells (their hover values) repeat the first panel's exactly.
   const std::filesystem::path dir = scratch() / "blind";
-  const Result result = order(golden("none") + " --ids 3,4,5 -p reverse --plot-dir " + quote(dir));
+  const Result result =
+      order(golden("none") + " --ids 3,4,5 -p reverse --plot-dir " + shell_quote(dir));
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const std::string svg = read_text(dir / "none-attention.svg");
   std::vector<std::string> titles;
@@ -317,7 +314,7 @@ TEST_F(CliOrder, NoPositionEncodingDrawsThePermutedMatrixBackIdentical) {
 
 TEST_F(CliOrder, TextsWithATokenizer) {
   TINYENC_REQUIRE_TESTDATA(testdata);
-  const std::string model = "-m " + quote(testdata / "models/tiny_bert");
+  const std::string model = "-m " + shell_quote(testdata / "models/tiny_bert");
   // Words: 6 words, 15 swaps less the one that exchanges the two "the".
   json results = results_of(order(model + " 'the cat sat on the mat' --json"));
   ASSERT_EQ(results.size(), 14u);
@@ -342,14 +339,14 @@ TEST_F(CliOrder, TextsWithATokenizer) {
   EXPECT_EQ(results[0]["layer_alignment"], "token");
 
   // --models takes the folders; what follows them and is not a folder is a sentence.
-  const Result models =
-      order("--models " + quote(testdata / "models/tiny_bert") + " 'on the' -p reverse --json");
+  const Result models = order("--models " + shell_quote(testdata / "models/tiny_bert") +
+                              " 'on the' -p reverse --json");
   EXPECT_EQ(results_of(models).size(), 1u);
 
   // Text that is not UTF-8 is bad input.
   const std::filesystem::path invalid = scratch() / "invalid.txt";
   std::ofstream(invalid) << "caf\xc3 au lait\n";
-  const Result bad = order(model + " -i " + quote(invalid));
+  const Result bad = order(model + " -i " + shell_quote(invalid));
   EXPECT_EQ(bad.exit_code, 2) << bad.err;
   EXPECT_EQ(bad.err.rfind("tinyenc: error: ", 0), 0u) << bad.err;
 
@@ -362,11 +359,11 @@ TEST_F(CliOrder, TextsWithATokenizer) {
 
 TEST_F(CliOrder, ChineseCharactersAreWords) {
   TINYENC_REQUIRE_TESTDATA(testdata);
-  const std::string model = "-m " + quote(testdata / "models/tiny_bert");
+  const std::string model = "-m " + shell_quote(testdata / "models/tiny_bert");
   const json results = results_of(order(model + " 我打你 -p reverse --json"));
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results[0]["perturbed_text"], "你打我");
-  const Result file_input = order(model + " -p reverse --json -i " + quote([] {
+  const Result file_input = order(model + " -p reverse --json -i " + shell_quote([] {
                                     const std::filesystem::path path = scratch() / "sentences.txt";
                                     std::ofstream(path) << "我打你\r\nyou hit me\n";
                                     return path;
@@ -390,7 +387,7 @@ TEST_F(CliOrder, ShippedModelsTellWhoHitWhom) {
     ASSERT_TRUE(std::filesystem::exists(pretrained / folder / "config.json"))
         << "missing committed model " << pretrained / folder / "config.json";
     models += ' ';
-    models += quote(pretrained / folder);
+    models += shell_quote(pretrained / folder);
   }
   const json results = results_of(
       order("--compare --json --models" + models + " -- 我打你 你打我 小明追小红 小红追小明"));
@@ -427,8 +424,8 @@ TEST_F(CliOrder, SentenceMarksStayInPlace) {
     ASSERT_TRUE(std::filesystem::exists(pretrained / folder / "config.json"))
         << "missing committed model " << pretrained / folder / "config.json";
   }
-  const std::string none = "-m " + quote(pretrained / "order-none");
-  const std::string alibi = "-m " + quote(pretrained / "order-alibi");
+  const std::string none = "-m " + shell_quote(pretrained / "order-none");
+  const std::string alibi = "-m " + shell_quote(pretrained / "order-alibi");
   for (const char* unit : {"word", "char", "token"}) {
     const json blind =
         results_of(order(none + " --unit " + std::string(unit) + " -p permutations 我打你 --json"));
@@ -478,7 +475,7 @@ TEST_F(CliOrder, SentenceMarksStayInPlace) {
 
   // Figure 1 with the marks: B put back in A's order is A itself for the order-blind model.
   const std::filesystem::path dir = scratch() / "marks";
-  const Result result = order(none + " -p reverse 我打你 --plot-dir " + quote(dir));
+  const Result result = order(none + " -p reverse 我打你 --plot-dir " + shell_quote(dir));
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const std::string svg = read_text(dir / "order-none-attention.svg");
   std::vector<std::string> titles;
@@ -492,7 +489,7 @@ TEST_F(CliOrder, SentenceMarksStayInPlace) {
 }
 
 TEST_F(CliOrder, WordsAreTheVocabularysWords) {
-  const std::string model = "-m " + quote(chinese_folder());
+  const std::string model = "-m " + shell_quote(chinese_folder());
   // 小明 小红 打了 are words of the vocabulary: four units, six swaps, 小明 moving whole.
   json results = results_of(order(model + " 小明被小红打了 --json"));
   EXPECT_EQ(texts_of(results, "perturbed_text"),
@@ -526,8 +523,8 @@ TEST_F(CliOrder, EnglishWordSwapsFollowEachToken) {
   // RoPE (a token's embedding is the same bits wherever it stands).
   const std::filesystem::path pretrained = tinyenc::testing::source_dir() / "models/pretrained";
   const json results =
-      results_of(order("--json -m " + quote(pretrained / "order-sinusoidal") + " -m " +
-                       quote(pretrained / "order-rope") + " -- 'Xiaoming hit Xiaohong'"));
+      results_of(order("--json -m " + shell_quote(pretrained / "order-sinusoidal") + " -m " +
+                       shell_quote(pretrained / "order-rope") + " -- 'Xiaoming hit Xiaohong'"));
   ASSERT_EQ(results.size(), 6u);  // 3 swaps x 2 models
   for (const json& result : results) {
     EXPECT_EQ(result["layer_alignment"], "token") << result.dump();
@@ -539,14 +536,14 @@ TEST_F(CliOrder, EnglishWordSwapsFollowEachToken) {
     }
   }
   const Result table =
-      order("-m " + quote(pretrained / "order-sinusoidal") + " -- 'Xiaoming hit Xiaohong'");
+      order("-m " + shell_quote(pretrained / "order-sinusoidal") + " -- 'Xiaoming hit Xiaohong'");
   ASSERT_EQ(table.exit_code, 0) << table.err;
   EXPECT_EQ(table.out.find(" *\n"), std::string::npos) << table.out;
   EXPECT_EQ(table.out.find("not a rearrangement"), std::string::npos) << table.out;
 }
 
 TEST_F(CliOrder, UnknownWordsGetNoVerdict) {
-  const std::string model = "-m " + quote(chinese_folder());
+  const std::string model = "-m " + shell_quote(chinese_folder());
   // 狗 咬 人 are all [UNK]: to the model 狗咬人 and 人咬狗 are the same three tokens.
   Result result = order(model + " --compare 狗咬人 人咬狗 小明打狗 狗打小明 --json");
   json results = results_of(result);
@@ -592,8 +589,8 @@ TEST_F(CliOrder, UnknownWordsGetNoVerdict) {
 TEST_F(CliOrder, FiguresSayWhenTokensCannotBeFollowed) {
   // "the cat" reversed by character is "tac eht", two [UNK]s: not a rearrangement of the tokens.
   const std::filesystem::path dir = scratch() / "unaligned";
-  const Result result = order("-m " + quote(chinese_folder()) + " --unit char -p reverse " +
-                              "'the cat' --plot-dir " + quote(dir));
+  const Result result = order("-m " + shell_quote(chinese_folder()) + " --unit char -p reverse " +
+                              "'the cat' --plot-dir " + shell_quote(dir));
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_NE(result.out.find(" *\n"), std::string::npos) << result.out;
   const SvgCheck attention = check_svg(read_text(dir / "chinese-none-attention.svg"));
@@ -616,10 +613,10 @@ TEST_F(CliOrder, FiguresSayWhenTokensCannotBeFollowed) {
 
   // Aligned, the figure has its three panels and layers.svg no mark.
   const std::filesystem::path aligned = scratch() / "aligned";
-  ASSERT_EQ(
-      order("-m " + quote(chinese_folder()) + " -p reverse 'the cat' --plot-dir " + quote(aligned))
-          .exit_code,
-      0);
+  ASSERT_EQ(order("-m " + shell_quote(chinese_folder()) + " -p reverse 'the cat' --plot-dir " +
+                  shell_quote(aligned))
+                .exit_code,
+            0);
   EXPECT_EQ(check_svg(read_text(aligned / "chinese-none-attention.svg")).count("cell"), 4 * 3 * 16);
   EXPECT_EQ(check_svg(read_text(aligned / "layers.svg")).text.find("*"), std::string::npos);
 }
@@ -642,10 +639,10 @@ TEST_F(CliOrder, BadInputIsOneLineAndExitTwo) {
       none + " --ids 1,x",
       none + " --ids 1,999",  // outside the vocabulary of 50
       none + " --ids 1,2,3 --shuffles 0 -p shuffle",
-      none + " --ids 1,2,3 -o " + quote(scratch() / "no/such/folder/out.json"),
-      "--models " + quote(scratch() / "missing") + " " +
-          quote(tinyenc::testing::source_dir() / "tests/golden/encoders/none") + " --ids 1,2",
-      "-m " + quote(scratch() / "missing") + " --ids 1,2",
+      none + " --ids 1,2,3 -o " + shell_quote(scratch() / "no/such/folder/out.json"),
+      "--models " + shell_quote(scratch() / "missing") + " " +
+          shell_quote(tinyenc::testing::source_dir() / "tests/golden/encoders/none") + " --ids 1,2",
+      "-m " + shell_quote(scratch() / "missing") + " --ids 1,2",
   };
   for (const std::string& arguments : cases) {
     const Result result = order(arguments);
@@ -662,7 +659,7 @@ TEST_F(CliOrder, BadInputIsOneLineAndExitTwo) {
 TEST_F(CliOrder, OutputAndPlotFlagsMeanWhatTheyMeanElsewhere) {
   const std::string none = golden("none") + " --ids 3,4,5";
   const std::filesystem::path csv = scratch() / "out.csv";
-  const Result written = order(none + " -o " + quote(csv));
+  const Result written = order(none + " -o " + shell_quote(csv));
   ASSERT_EQ(written.exit_code, 0) << written.err;
   std::ifstream in(csv);
   std::string header;
@@ -675,7 +672,7 @@ TEST_F(CliOrder, OutputAndPlotFlagsMeanWhatTheyMeanElsewhere) {
     EXPECT_NE(refused.err.find("-o takes a file name, not a format"), std::string::npos)
         << refused.err;
   }
-  const Result plot = order(none + " --plot " + quote(scratch() / "figure.svg"));
+  const Result plot = order(none + " --plot " + shell_quote(scratch() / "figure.svg"));
   EXPECT_EQ(plot.exit_code, 2) << plot.err;
   EXPECT_NE(plot.err.find("use --plot-dir DIR"), std::string::npos) << plot.err;
   EXPECT_FALSE(std::filesystem::exists(scratch() / "figure.svg"));
@@ -683,7 +680,8 @@ TEST_F(CliOrder, OutputAndPlotFlagsMeanWhatTheyMeanElsewhere) {
 
 // `--` ends the options after --models (a list) as it does after -m: what follows is sentences.
 TEST_F(CliOrder, DoubleDashEndsTheOptionsAfterEitherModelFlag) {
-  const std::string model = quote(tinyenc::testing::source_dir() / "models/pretrained/order-rope");
+  const std::string model =
+      shell_quote(tinyenc::testing::source_dir() / "models/pretrained/order-rope");
   for (const std::string& flag : {std::string("-m "), std::string("--models ")}) {
     const Result dash = order(flag + model + " -- --json 我打你");
     EXPECT_EQ(dash.exit_code, 2) << flag << dash.out;

@@ -32,19 +32,18 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::count_lines;
+using testing::pretrained_model;
 using testing::ProgramResult;
 using testing::read_text;
 using testing::shell_quote;
-
-std::string model() {
-  return (testing::source_dir() / "models" / "pretrained" / "order-rope").string();
-}
 
 // `tinyenc run` on one text into `output`, through the shell (`program` may put setpriv first).
 ProgramResult run_into(const std::string& output, const std::string& environment = "",
                        const std::string& program = TINYENC_BINARY) {
   return testing::run_program(program,
-                              "run --threads 1 --json -m " + model() + " -o " + output + " 我打你",
+                              "run --threads 1 --json -m " +
+                                  pretrained_model("order-rope").string() + " -o " + output +
+                                  " 我打你",
                               "", environment);
 }
 
@@ -226,7 +225,8 @@ TEST_F(CliOutput, StandardOutputPipeByItsProcName) {
   int pipe_ends[2];
   ASSERT_EQ(::pipe(pipe_ends), 0);
   const pid_t pid =
-      start({"run", "--threads", "1", "--json", "-m", model(), "-o", "/proc/self/fd/1", "我打你"},
+      start({"run", "--threads", "1", "--json", "-m", pretrained_model("order-rope").string(), "-o",
+             "/proc/self/fd/1", "我打你"},
             "/dev/null", pipe_ends[1]);
   ::close(pipe_ends[1]);
   const std::string out = read_all(pipe_ends[0]);
@@ -265,9 +265,10 @@ TEST_F(CliOutput, SocketIsWrittenInPlace) {
   std::strcpy(address.sun_path, socket_path.c_str());
   ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
   ASSERT_EQ(::listen(listener, 1), 0);
-  const pid_t pid = start(
-      {"run", "--threads", "1", "--json", "-m", model(), "-o", socket_path.string(), "我打你"},
-      "/dev/null", -1);
+  const pid_t pid =
+      start({"run", "--threads", "1", "--json", "-m", pretrained_model("order-rope").string(), "-o",
+             socket_path.string(), "我打你"},
+            "/dev/null", -1);
   pollfd waiting{listener, POLLIN, 0};
   std::string received;
   if (::poll(&waiting, 1, 20000) == 1) {
@@ -314,9 +315,11 @@ TEST_F(CliOutput, HardLinksAreKept) {
   const ino_t inode = status_of(file).st_ino;
 
   // A failure before the end leaves the file alone (the second text is invalid UTF-8).
-  const ProgramResult failed = testing::run_program(
-      TINYENC_BINARY, "run --threads 1 --json -m " + model() + " -o " + shell_quote(file) + " -",
-      "我打你\n\xff\xfe\n");
+  const ProgramResult failed =
+      testing::run_program(TINYENC_BINARY,
+                           "run --threads 1 --json -m " + pretrained_model("order-rope").string() +
+                               " -o " + shell_quote(file) + " -",
+                           "我打你\n\xff\xfe\n");
   EXPECT_EQ(failed.exit_code, 2) << failed.err;
   EXPECT_EQ(read_text(other_name), "old");
 
@@ -385,8 +388,9 @@ TEST_F(CliOutput, InterruptRemovesTheTemporary) {
   for (int signal_number : {SIGTERM, SIGINT, SIGHUP}) {
     SCOPED_TRACE(strsignal(signal_number));
     write_text(target, "old\n");
-    const pid_t pid = start(
-        {"run", "--threads", "1", "--jsonl", "-m", model(), "-o", target.string(), "-"}, input, -1);
+    const pid_t pid = start({"run", "--threads", "1", "--jsonl", "-m",
+                             pretrained_model("order-rope").string(), "-o", target.string(), "-"},
+                            input, -1);
     ASSERT_GT(pid, 0);
     const fs::path temporary = folder_ / (".k.jsonl.tinyenc-tmp." + std::to_string(pid));
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);

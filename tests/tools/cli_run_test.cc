@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/cli.h"
 #include "tests/support/float_tolerance.h"
 #include "tests/support/run_program.h"
 #include "tests/support/test_data.h"
@@ -20,25 +21,19 @@ namespace tinyenc {
 namespace {
 
 using testing::count_lines;
+using testing::pretrained_model;
 using testing::ProgramResult;
-
-std::string model(const std::string& name) {
-  return (testing::source_dir() / "models" / "pretrained" / name).string();
-}
-
-ProgramResult run(const std::string& arguments, const std::string& input = "") {
-  return testing::run_program(TINYENC_BINARY, arguments, input);
-}
+using testing::run_tinyenc;
 
 nlohmann::json run_json(const std::string& arguments, const std::string& input = "") {
-  const ProgramResult result = run(arguments + " --json", input);
+  const ProgramResult result = run_tinyenc(arguments + " --json", input);
   EXPECT_EQ(result.exit_code, 0) << arguments << ": " << result.err;
   return nlohmann::json::parse(result.out);
 }
 
 void expect_bad_input(const std::string& arguments, const std::string& mentions,
                       const std::string& input = "") {
-  const ProgramResult result = run(arguments, input);
+  const ProgramResult result = run_tinyenc(arguments, input);
   EXPECT_EQ(result.exit_code, 2) << arguments;
   EXPECT_EQ(count_lines(result.err), 1) << arguments << ": " << result.err;
   EXPECT_EQ(result.err.rfind("tinyenc: error: ", 0), 0u) << result.err;
@@ -61,7 +56,7 @@ std::filesystem::path bert_folder() {
 
 TEST(CliRun, UnknownTokensAreMarked) {
   const std::string m = " --threads 1 -m " + bert_folder().string();
-  const ProgramResult table = run("run" + m + " 狗咬人 'the cat' '我打 dog'");
+  const ProgramResult table = run_tinyenc("run" + m + " 狗咬人 'the cat' '我打 dog'");
   ASSERT_EQ(table.exit_code, 0) << table.err;
   EXPECT_NE(table.out.find("tokens  [CLS] \u27e8unk:狗\u27e9 \u27e8unk:咬\u27e9 \u27e8unk:人\u27e9 "
                            "[SEP]\n"),
@@ -81,15 +76,16 @@ TEST(CliRun, UnknownTokensAreMarked) {
   EXPECT_EQ(doc["inputs"][1]["unknown"], nlohmann::json::array());
   EXPECT_EQ(doc["inputs"][2]["unknown"], nlohmann::json({3}));
   // --pair: the second text's tokens point into the second text.
-  const ProgramResult pair = run("run --pair" + m + " -", "我打你\t狗\n");
+  const ProgramResult pair = run_tinyenc("run --pair" + m + " -", "我打你\t狗\n");
   ASSERT_EQ(pair.exit_code, 0) << pair.err;
   EXPECT_NE(pair.out.find("[SEP] \u27e8unk:狗\u27e9 [SEP]"), std::string::npos) << pair.out;
   // Nothing unknown: no warning.
-  EXPECT_EQ(run("run" + m + " 'the cat'").err, "");
+  EXPECT_EQ(run_tinyenc("run" + m + " 'the cat'").err, "");
   std::filesystem::remove_all(bert_folder());
 
   // The shipped sentencepiece models: a character they never saw is <unk>, shown as what it is.
-  const ProgramResult shipped = run("run --threads 1 -m " + model("order-rope") + " 我打龘");
+  const ProgramResult shipped =
+      run_tinyenc("run --threads 1 -m " + pretrained_model("order-rope").string() + " 我打龘");
   ASSERT_EQ(shipped.exit_code, 0) << shipped.err;
   EXPECT_NE(shipped.out.find("\u27e8unk:龘\u27e9 </s>"), std::string::npos) << shipped.out;
   EXPECT_NE(shipped.err.find("1 token in 1 of 1 text unknown to the vocabulary (<unk>, id "),
@@ -98,7 +94,8 @@ TEST(CliRun, UnknownTokensAreMarked) {
 }
 
 TEST(CliRun, TableNamesTheAgent) {
-  const ProgramResult result = run("run --threads 1 -m " + model("order-rope") + " 我打你 你打我");
+  const ProgramResult result = run_tinyenc(
+      "run --threads 1 -m " + pretrained_model("order-rope").string() + " 我打你 你打我");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   // The tokens the model sees, the template's <s> and </s> included (as `tinyenc tokenize`).
   EXPECT_NE(result.out.find("tokens  <s> 我 打 你 </s>\n  label   我/I"), std::string::npos)
@@ -108,8 +105,8 @@ TEST(CliRun, TableNamesTheAgent) {
 }
 
 TEST(CliRun, JsonSchemaAndConsistency) {
-  const nlohmann::json doc =
-      run_json("run --threads 1 -m " + model("order-learned") + " 小明被小红打了");
+  const nlohmann::json doc = run_json(
+      "run --threads 1 -m " + pretrained_model("order-learned").string() + " 小明被小红打了");
   ASSERT_EQ(doc["inputs"].size(), 1u);
   const nlohmann::json& item = doc["inputs"][0];
   for (const char* key :
@@ -136,12 +133,12 @@ TEST(CliRun, JsonSchemaAndConsistency) {
 }
 
 TEST(CliRun, StdinFileAndArgumentsAgree) {
-  const std::string m = " --threads 1 -m " + model("order-sinusoidal");
+  const std::string m = " --threads 1 -m " + pretrained_model("order-sinusoidal").string();
   const nlohmann::json from_arguments = run_json("run" + m + " 我打你 'I hit you'");
   const nlohmann::json from_stdin = run_json("run" + m + " -", "我打你\nI hit you\n");
   // The same texts in the same batch: the same computation, hence the same bits.
   EXPECT_EQ(from_arguments["inputs"], from_stdin["inputs"]);
-  const ProgramResult lines = run("run" + m + " --jsonl -", "我打你\nI hit you\n你打我\n");
+  const ProgramResult lines = run_tinyenc("run" + m + " --jsonl -", "我打你\nI hit you\n你打我\n");
   ASSERT_EQ(lines.exit_code, 0) << lines.err;
   EXPECT_EQ(count_lines(lines.out), 3);
   std::stringstream stream(lines.out);
@@ -157,7 +154,7 @@ TEST(CliRun, StdinFileAndArgumentsAgree) {
 // most 8.4, times the largest embedding (the mean pooled hidden states). Padding that leaked in
 // moves them by far more.
 TEST(CliRun, BatchEqualsSingle) {
-  const std::string m = " --threads 1 -m " + model("order-relative");
+  const std::string m = " --threads 1 -m " + pretrained_model("order-relative").string();
   const std::string texts = " 我打你 '昨天在学校小明被小红打了' 'you were hit by me'";
   const nlohmann::json batched = run_json("run --batch-size 3" + m + texts);
   const nlohmann::json single = run_json("run --batch-size 1" + m + texts);
@@ -172,7 +169,7 @@ TEST(CliRun, BatchEqualsSingle) {
 }
 
 TEST(CliRun, IdsBypassTheTokenizer) {
-  const std::string m = " --threads 1 -m " + model("order-rope");
+  const std::string m = " --threads 1 -m " + pretrained_model("order-rope").string();
   const nlohmann::json text = run_json("run" + m + " 我打你");
   std::string ids;
   for (const auto& id : text["inputs"][0]["ids"]) {
@@ -186,7 +183,7 @@ TEST(CliRun, IdsBypassTheTokenizer) {
 }
 
 TEST(CliRun, PoolingAndNormalize) {
-  const std::string m = " --threads 1 -m " + model("order-rope") + " 我打你";
+  const std::string m = " --threads 1 -m " + pretrained_model("order-rope").string() + " 我打你";
   const nlohmann::json mean = run_json("run" + m);
   const nlohmann::json cls = run_json("run --pooling cls" + m);
   EXPECT_NE(mean["inputs"][0]["embedding"], cls["inputs"][0]["embedding"]);
@@ -217,7 +214,7 @@ TEST(CliRun, SentenceTransformersFolderPoolsAndNormalizes) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir / "1_Pooling");
   std::filesystem::create_directories(dir / "2_Normalize");
-  const std::filesystem::path shipped = model("order-rope");
+  const std::filesystem::path shipped = pretrained_model("order-rope");
   for (const char* name : {"model.safetensors", "tokenizer.model"}) {
     std::filesystem::copy_file(shipped / name, dir / name);
   }
@@ -260,22 +257,23 @@ TEST(CliRun, OutputFileIsWrittenAtomically) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "tinyenc_cli_run_out";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  const std::string m = " --threads 1 -m " + model("order-none");
-  const ProgramResult ok = run("run --json -o " + (dir / "a.json").string() + m + " 我打你");
+  const std::string m = " --threads 1 -m " + pretrained_model("order-none").string();
+  const ProgramResult ok =
+      run_tinyenc("run --json -o " + (dir / "a.json").string() + m + " 我打你");
   ASSERT_EQ(ok.exit_code, 0) << ok.err;
   EXPECT_EQ(ok.out, "");
   std::ifstream in(dir / "a.json");
   EXPECT_EQ(nlohmann::json::parse(in)["inputs"].size(), 1u);
   // The second text is invalid UTF-8: nothing may be left behind, not even a temporary file.
   const ProgramResult bad =
-      run("run --json -o " + (dir / "b.json").string() + m + " -", "我打你\n\xff\xfe\n");
+      run_tinyenc("run --json -o " + (dir / "b.json").string() + m + " -", "我打你\n\xff\xfe\n");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), {}), 1);
   std::filesystem::remove_all(dir);
 }
 
 TEST(CliRun, BadInputIsOneLineAndExitTwo) {
-  const std::string m = " --threads 1 -m " + model("order-rope");
+  const std::string m = " --threads 1 -m " + pretrained_model("order-rope").string();
   expect_bad_input("run -m /nonexistent/model x", "/nonexistent/model");
   expect_bad_input("run" + m + " --ids 1,2,500", "--ids");
   expect_bad_input("run" + m + " --ids 1,x", "--ids");
@@ -293,7 +291,7 @@ TEST(CliRun, BadInputIsOneLineAndExitTwo) {
 
 TEST(CliBench, JsonSchemaAndStagesSumToTheTotal) {
   const ProgramResult result =
-      run("bench --config tiny --seq 8,16 --threads 1 --repeat 20 --pe none,rope -f json");
+      run_tinyenc("bench --config tiny --seq 8,16 --threads 1 --repeat 20 --pe none,rope -f json");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const nlohmann::json doc = nlohmann::json::parse(result.out);
   EXPECT_TRUE(doc["machine"].contains("cpu"));
@@ -315,9 +313,9 @@ TEST(CliBench, JsonSchemaAndStagesSumToTheTotal) {
     EXPECT_LE(sum, 1.01 * mean + 1e-3) << row.dump();
     EXPECT_GE(sum, 0.7 * mean) << row.dump();
   }
-  const ProgramResult bad = run("bench --config huge");
+  const ProgramResult bad = run_tinyenc("bench --config huge");
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_EQ(run("bench --config tiny --seq 8,x").exit_code, 2);
+  EXPECT_EQ(run_tinyenc("bench --config tiny --seq 8,x").exit_code, 2);
 }
 
 }  // namespace
