@@ -20,17 +20,27 @@ mini model from make_mini_model.py; both kept for the next run), then:
             mask, mean pooling over real tokens, order restored -- sentence-transformers' encode().
             torch.set_num_threads and Debian's OpenBLAS pool both set to the thread count.
             Tokenization is not in its time.
+  dtypes    --dtypes f32,int8 (the default) times each engine in each: tinyenc `--dtype int8`
+            (every Linear s8 per output channel, activations quantized per call) against PyTorch's
+            own int8, `torch.ao.quantization.quantize_dynamic` on the onednn quantized engine (it
+            replaces linear1 and linear2; in_proj and out_proj stay f32, as printed). bf16 is
+            timed where the CPU has avx512_bf16 (PyTorch: CPU autocast); elsewhere it is skipped.
   check     ~200 lines (the long ones among them) through `tinyenc run -i --jsonl` against
-            PyTorch's embeddings: the max abs difference must stay within 1e-4.
+            PyTorch's embeddings: the max abs difference must stay within 1e-4 in f32. In int8
+            and bf16 the cosine of each engine's embeddings to PyTorch's f32 ones is reported,
+            and neither engine is timed below a cosine of 0.99.
 
-tokens/s counts real tokens: each window's ids, [CLS] and [SEP] included, padding not. Padding
-waste is the share of the positions a batch computes that are padding: tinyenc's own figure,
-PyTorch's (sorted, 32 a batch) and that of batches of 32 in file order without sorting.
+The ratios compare the engines dtype by dtype, and tinyenc's fastest against PyTorch's
+fastest. tokens/s counts real tokens: each window's ids, [CLS] and [SEP] included, padding not.
+Padding waste is the share of the positions a batch computes that are padding: tinyenc's own
+figure, PyTorch's (sorted, 32 a batch) and that of batches of 32 in file order without sorting.
 
   /usr/bin/python3 bench/corpus/compare_corpus.py
   /usr/bin/python3 bench/corpus/compare_corpus.py --lines 2000 --threads 1 --json result.json
+  /usr/bin/python3 bench/corpus/compare_corpus.py --threads 1 --dtypes f32,int8 --rounds 3
 """
 import argparse
+import contextlib
 import json
 import os
 import pathlib
@@ -52,6 +62,8 @@ import compare_pytorch  # noqa: E402  the machine description and OpenBLAS's thr
 import make_mini_model  # noqa: E402
 
 PYTORCH_BATCH = 32
+DTYPES = ("f32", "int8", "bf16")
+MIN_LOW_PRECISION_COSINE = 0.99
 
 
 # --- the work: token ids, windows, padding ------------------------------------------------------
@@ -102,7 +114,7 @@ def padding_waste(lengths, batch, sort):
 
 # --- PyTorch ------------------------------------------------------------------------------------
 
-def torch_encode(model, windows, batch_size):
+def torch_encode(model, windows, batch_size, context=None):
     """sentence-transformers' encode(): longest first, batches padded to their longest with an
     attention mask, mean pooling over the real tokens, results put back in input order. Returns
     (embeddings [windows, d] as a float32 tensor, seconds)."""
@@ -110,7 +122,7 @@ def torch_encode(model, windows, batch_size):
     order = sorted(range(len(windows)), key=lambda i: -len(windows[i]))
     out = [None] * len(windows)
     start = time.perf_counter()
-    with torch.inference_mode():
+    with torch.inference_mode(), (context or contextlib.nullcontext)():
         for begin in range(0, len(order), batch_size):
             chosen = order[begin:begin + batch_size]
             longest = len(windows[chosen[0]])
@@ -120,7 +132,7 @@ def torch_encode(model, windows, batch_size):
                 window = windows[index]
                 ids[row, :len(window)] = torch.tensor(window)
                 lengths[row] = len(window)
-            pooled = model(ids, lengths)[1]
+            pooled = model(ids, lengths)[1].float()
             for row, index in enumerate(chosen):
                 out[index] = pooled[row]
         embeddings = torch.stack(out)
@@ -148,21 +160,31 @@ def pytorch_worker(args):
     set_blas_threads = compare_pytorch.openblas_threads_setter(blas)
     torch.set_num_threads(args.worker_threads)
     set_blas_threads(args.worker_threads)
-    model = make_mini_model.mini_model(work["seed"])
+    variant = torch_variant(make_mini_model.mini_model(work["seed"]), args.worker_dtype)
     windows = work["windows"]
     # Warm up: one batch of the longest and one of the shortest windows.
     ordered = sorted(windows, key=len)
-    torch_encode(model, ordered[-PYTORCH_BATCH:] + ordered[:PYTORCH_BATCH], PYTORCH_BATCH)
+    torch_encode(variant.model, ordered[-PYTORCH_BATCH:] + ordered[:PYTORCH_BATCH], PYTORCH_BATCH,
+                 variant.context)
     cpu_start = time.process_time()
-    _, seconds = torch_encode(model, windows, PYTORCH_BATCH)
+    _, seconds = torch_encode(variant.model, windows, PYTORCH_BATCH, variant.context)
     cpu = time.process_time() - cpu_start
     print(json.dumps({"seconds": seconds, "cpu_seconds": cpu,
                       "threads": torch.get_num_threads()}))
 
 
-def run_pytorch(launcher, work_file, threads):
+def torch_variant(model, dtype):
+    """PyTorch's model and context for a dtype: compare_pytorch's variants (f32 as it is; int8
+    by quantize_dynamic on the onednn engine; bf16 under CPU autocast)."""
+    if dtype != "f32":
+        compare_pytorch.quantized_engine()
+    return compare_pytorch.TorchEngine(dtype, model)
+
+
+def run_pytorch(launcher, work_file, threads, dtype):
     command = [sys.executable, str(pathlib.Path(__file__).resolve()), "--pytorch-worker",
-               "--work", str(work_file), "--worker-threads", str(threads)]
+               "--work", str(work_file), "--worker-threads", str(threads),
+               "--worker-dtype", dtype]
     environment = dict(os.environ, OMP_NUM_THREADS=str(threads),
                        OPENBLAS_NUM_THREADS=str(threads))
     stdout, _, _, peak, _ = launcher.run(command, environment)
@@ -219,12 +241,18 @@ class Launcher:
                 reply["cpu_seconds"])
 
 
-def run_tinyenc(launcher, tinyenc, model, corpus, threads, has_corpus_bench, has_long):
+def dtype_arguments(dtype):
+    return [] if dtype == "f32" else ["--dtype", dtype]
+
+
+def run_tinyenc(launcher, tinyenc, model, corpus, threads, has_corpus_bench, has_long,
+                dtype="f32"):
     """A row of tinyenc's figures: `bench --corpus` when the build has it, else a timed
     `run -i --jsonl` (then padding, tokens and stages are not known)."""
     if has_corpus_bench:
         command = [str(tinyenc), "bench", "--corpus", str(corpus), "-m", str(model),
                    "--threads", str(threads), "--long", "chunk", "-f", "json"]
+        command += dtype_arguments(dtype)
         stdout, _, _, peak, cpu = launcher.run(command)
         row = json.loads(stdout)
         row["own_peak_rss_bytes"] = row.get("peak_rss_bytes")  # its own getrusage figure
@@ -233,19 +261,19 @@ def run_tinyenc(launcher, tinyenc, model, corpus, threads, has_corpus_bench, has
         row["how"] = "bench --corpus"
         return row
     command = [str(tinyenc), "run", "-m", str(model), "-i", str(corpus), "--jsonl", "-o",
-               os.devnull, "--threads", str(threads)]
+               os.devnull, "--threads", str(threads)] + dtype_arguments(dtype)
     command += ["--long", "chunk"] if has_long else ["--truncate"]
     _, _, seconds, peak, cpu = launcher.run(command)
     return {"threads": threads, "seconds": seconds, "peak_rss_bytes": peak, "cpu_seconds": cpu,
             "how": "run -i --jsonl (wall clock)"}
 
 
-def tinyenc_embeddings(launcher, tinyenc, model, lines, has_long):
+def tinyenc_embeddings(launcher, tinyenc, model, lines, has_long, dtype="f32"):
     with tempfile.TemporaryDirectory() as folder:
         sample = pathlib.Path(folder) / "sample.txt"
         sample.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
         command = [str(tinyenc), "run", "-m", str(model), "-i", str(sample), "--jsonl",
-                   "--threads", "1"]
+                   "--threads", "1"] + dtype_arguments(dtype)
         if has_long:
             command += ["--long", "chunk"]
         stdout = launcher.run(command)[0]
@@ -265,6 +293,22 @@ def tinyenc_isa(tinyenc):
     for line in info.splitlines():
         if line.startswith(("PE kernels:", "oneDNN:")):
             yield " ".join(line.split())
+
+
+def tinyenc_runnable_dtypes(tinyenc):
+    """The dtypes `tinyenc info` says run on this CPU ("dtypes: f32, int8 run here; ...")."""
+    info = subprocess.run([str(tinyenc), "info"], capture_output=True, text=True).stdout
+    for line in info.splitlines():
+        if line.startswith("dtypes:") and "run here" in line:
+            listed = line.split(":", 1)[1].split("run here")[0]
+            return {d.strip() for d in listed.split(",") if d.strip()}
+    return {"f32"}
+
+
+def cosine_summary(embeddings, reference):
+    import torch
+    cos = torch.nn.functional.cosine_similarity(embeddings.double(), reference.double(), dim=1)
+    return {"mean": float(cos.mean()), "min": float(cos.min())}
 
 
 # --- output -------------------------------------------------------------------------------------
@@ -300,6 +344,9 @@ def main():
     parser.add_argument("--model", help="model folder (default: the mini model, written into "
                                         "bench/corpus/out/ from --seed)")
     parser.add_argument("--threads", default="1,2", help="thread counts (default 1,2)")
+    parser.add_argument("--dtypes", default="f32,int8",
+                        help="compute dtypes, each engine in each: f32, int8, bf16 (default "
+                             "f32,int8; one this CPU cannot run fast is skipped with a note)")
     parser.add_argument("--rounds", type=int, default=1,
                         help="rounds, each engine and thread count once a round; the median "
                              "counts (default 1)")
@@ -312,12 +359,16 @@ def main():
     parser.add_argument("--pytorch-worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--work", help=argparse.SUPPRESS)
     parser.add_argument("--worker-threads", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--worker-dtype", default="f32", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.pytorch_worker:
         return pytorch_worker(args)
     markdown = args.format == "md"
     bullet = "- " if markdown else ""
     threads_list = [int(t) for t in args.threads.split(",")]
+    dtypes = [d.strip() for d in args.dtypes.split(",") if d.strip()]
+    if not dtypes or any(d not in DTYPES for d in dtypes):
+        sys.exit(f"--dtypes {args.dtypes}: each must be one of {', '.join(DTYPES)}")
 
     launcher = Launcher()  # before PyTorch is imported
     import torch
@@ -355,6 +406,27 @@ def main():
           f"{blas}; Python {platform.python_version()}")
     print(f"{bullet}model: {model_dir} (mini BERT: d 256, 4 layers, 4 heads, ffn 1024, "
           f"{positions} positions, mean pooling, seed {model_seed})")
+
+    skipped = {}
+    tinyenc_dtypes = tinyenc_runnable_dtypes(tinyenc)
+    for dtype in dtypes:
+        if dtype not in tinyenc_dtypes:
+            skipped[dtype] = f"tinyenc cannot run {dtype} on this CPU (see `tinyenc info`)"
+        elif dtype == "int8" and compare_pytorch.quantized_engine()[0] is None:
+            skipped[dtype] = "PyTorch has no quantized engine"
+        elif dtype == "bf16" and "avx512_bf16" not in flags:
+            skipped[dtype] = "no avx512_bf16: PyTorch's bf16 would be emulated"
+    for dtype, why in skipped.items():
+        print(f"{bullet}{dtype} skipped: {why}")
+    dtypes = [d for d in dtypes if d not in skipped]
+    if not dtypes:
+        sys.exit("no dtype left to compare")
+    if "int8" in dtypes:
+        quantized, kept = compare_pytorch.quantized_coverage(
+            torch_variant(make_mini_model.mini_model(model_seed), "int8").model)
+        print(f"{bullet}PyTorch int8 ({torch.backends.quantized.engine} engine): quantize_dynamic "
+              f"made int8: {', '.join(quantized)}; f32: {', '.join(kept)}. tinyenc int8: every "
+              "Linear")
 
     all_ids, tokenize_seconds = tokenize(tinyenc, model_dir, corpus)
     lines = corpus.read_text(encoding="utf-8").splitlines()
@@ -395,23 +467,45 @@ def main():
           f"({'ok' if check_ok else 'FAILED'}: <= {args.tolerance:g})", flush=True)
     if not check_ok:
         sys.exit("the engines disagree: not timing them")
+    cosines = {}
+    for dtype in dtypes:
+        if dtype == "f32":
+            continue
+        variant = torch_variant(make_mini_model.mini_model(model_seed), dtype)
+        theirs, _ = torch_encode(variant.model, sample_windows, PYTORCH_BATCH, variant.context)
+        theirs = combine(theirs, sample_owners, sample_weights, len(sample))
+        ours_low = torch.tensor(tinyenc_embeddings(launcher, tinyenc, model_dir,
+                                                   [lines[i] for i in sample], has_long, dtype))
+        cosines[dtype] = {
+            "tinyenc": cosine_summary(ours_low, reference),
+            "pytorch": cosine_summary(theirs, reference)}
+        print(f"{bullet}check {dtype}: cosine to PyTorch f32 over {len(sample)} lines, mean / "
+              f"min: tinyenc {dtype} {cosines[dtype]['tinyenc']['mean']:.6f} / "
+              f"{cosines[dtype]['tinyenc']['min']:.6f}; PyTorch {dtype} "
+              f"{cosines[dtype]['pytorch']['mean']:.6f} / {cosines[dtype]['pytorch']['min']:.6f}",
+              flush=True)
+        worst = min(cosines[dtype]["tinyenc"]["min"], cosines[dtype]["pytorch"]["min"])
+        if worst < MIN_LOW_PRECISION_COSINE:
+            sys.exit(f"{dtype}: an embedding's cosine to f32 is {worst:.4f} "
+                     f"(< {MIN_LOW_PRECISION_COSINE}): not timing it")
 
-    tinyenc_rows = {t: [] for t in threads_list}
-    torch_rows = {t: [] for t in threads_list}
+    cells = [(dtype, threads) for dtype in dtypes for threads in threads_list]
+    tinyenc_rows = {cell: [] for cell in cells}
+    torch_rows = {cell: [] for cell in cells}
     with tempfile.TemporaryDirectory() as folder:
         work = pathlib.Path(folder) / "work.json"
         work.write_text(json.dumps({"seed": model_seed, "windows": windows}))
         for round_index in range(args.rounds):
-            for threads in threads_list:
+            for dtype, threads in cells:
                 row = run_tinyenc(launcher, tinyenc, model_dir, corpus, threads,
-                                  has_corpus_bench, has_long)
-                tinyenc_rows[threads].append(row)
-                print(f"  round {round_index + 1}: tinyenc {threads}T {row['seconds']:.2f} s",
-                      file=sys.stderr, flush=True)
-                row = run_pytorch(launcher, work, threads)
-                torch_rows[threads].append(row)
-                print(f"  round {round_index + 1}: PyTorch {threads}T {row['seconds']:.2f} s",
-                      file=sys.stderr, flush=True)
+                                  has_corpus_bench, has_long, dtype)
+                tinyenc_rows[(dtype, threads)].append(row)
+                print(f"  round {round_index + 1}: tinyenc {dtype} {threads}T "
+                      f"{row['seconds']:.2f} s", file=sys.stderr, flush=True)
+                row = run_pytorch(launcher, work, threads, dtype)
+                torch_rows[(dtype, threads)].append(row)
+                print(f"  round {round_index + 1}: PyTorch {dtype} {threads}T "
+                      f"{row['seconds']:.2f} s", file=sys.stderr, flush=True)
 
     def median_row(rows):
         row = dict(min(rows, key=lambda r: abs(r["seconds"] - statistics.median(
@@ -425,34 +519,36 @@ def main():
     result = {"corpus": str(corpus), "model": str(model_dir), "lines": len(lines),
               "tokens": real_tokens, "windows": len(windows), "long_lines": long_lines,
               "tokenize_cli_seconds": tokenize_seconds, "check_max_abs": max_abs,
-              "check_lines": len(sample), "tinyenc": {}, "pytorch": {},
+              "check_lines": len(sample), "check_cosines": cosines, "dtypes": dtypes,
+              "skipped_dtypes": skipped, "tinyenc": {}, "pytorch": {},
               "padding_waste": {"pytorch_sorted_32": sorted_waste,
                                 "unsorted_fixed_32": unsorted_waste},
               "machine": {"cpu": cpu, "flags": flags, "torch": torch.__version__,
                           "blas": blas}}
-    headers = ["engine", "threads", "texts", "tokens", "seconds", "tokens/s", "texts/s",
+    headers = ["engine", "dtype", "threads", "texts", "tokens", "seconds", "tokens/s", "texts/s",
                "CPU s", "tokens/CPU s", "padding waste", "peak RSS", "spread"]
     table = []
     speed, cpu_speed = {}, {}
-    for threads in threads_list:
-        row = median_row(tinyenc_rows[threads])
+    for dtype, threads in cells:
+        row = median_row(tinyenc_rows[(dtype, threads)])
         # The windows' tokens for both engines (tinyenc's own "tokens" counts a chunked text's
         # tokens once, without the specials each window adds).
-        speed[("tinyenc", threads)] = real_tokens / row["seconds"]
-        cpu_speed[("tinyenc", threads)] = real_tokens / row["cpu_seconds"]
-        result["tinyenc"][threads] = row
-        table.append([f"tinyenc ({row['how']})", str(threads), str(row.get("texts", len(lines))),
+        speed[("tinyenc", dtype, threads)] = real_tokens / row["seconds"]
+        cpu_speed[("tinyenc", dtype, threads)] = real_tokens / row["cpu_seconds"]
+        result["tinyenc"].setdefault(dtype, {})[threads] = row
+        table.append([f"tinyenc ({row['how']})", dtype, str(threads),
+                      str(row.get("texts", len(lines))),
                       str(real_tokens), f"{row['seconds']:.2f}",
                       rate(real_tokens / row["seconds"]), rate(len(lines) / row["seconds"]),
                       f"{row['cpu_seconds']:.2f}", rate(real_tokens / row["cpu_seconds"]),
                       percent(row.get("padding_waste")),
                       mib(row.get("peak_rss_bytes")), f"{100 * row['spread']:.0f} %"])
-    for threads in threads_list:
-        row = median_row(torch_rows[threads])
-        speed[("PyTorch", threads)] = real_tokens / row["seconds"]
-        cpu_speed[("PyTorch", threads)] = real_tokens / row["cpu_seconds"]
-        result["pytorch"][threads] = row
-        table.append([f"PyTorch (sorted, batches of {PYTORCH_BATCH})", str(threads),
+    for dtype, threads in cells:
+        row = median_row(torch_rows[(dtype, threads)])
+        speed[("PyTorch", dtype, threads)] = real_tokens / row["seconds"]
+        cpu_speed[("PyTorch", dtype, threads)] = real_tokens / row["cpu_seconds"]
+        result["pytorch"].setdefault(dtype, {})[threads] = row
+        table.append([f"PyTorch (sorted, batches of {PYTORCH_BATCH})", dtype, str(threads),
                       str(len(lines)), str(real_tokens), f"{row['seconds']:.2f}",
                       rate(real_tokens / row["seconds"]), rate(len(lines) / row["seconds"]),
                       f"{row['cpu_seconds']:.2f}", rate(real_tokens / row["cpu_seconds"]),
@@ -462,23 +558,38 @@ def main():
     compare_pytorch.print_table(headers, table, markdown)
     print()
 
-    def ratio(a, b, target):
+    def ratio(a, b, target, label=""):
         if a not in speed or b not in speed:
             return None
         value = speed[a] / speed[b]
-        print(f"{bullet}{a[0]} {a[1]}T / {b[0]} {b[1]}T tokens/s: {value:.2f} "
+        print(f"{bullet}{label}{a[0]} {a[1]} {a[2]}T / {b[0]} {b[1]} {b[2]}T tokens/s: {value:.2f} "
               f"(target >= {target}: {'met' if value >= target else 'NOT met'})")
         return value
-    result["ratios"] = {
-        "tinyenc1_over_pytorch1": ratio(("tinyenc", 1), ("PyTorch", 1), 2),
-        "tinyenc2_over_tinyenc1": ratio(("tinyenc", 2), ("tinyenc", 1), 1.8),
-        "tinyenc2_over_pytorch2": ratio(("tinyenc", 2), ("PyTorch", 2), 2)}
-    if ("tinyenc", 1) in cpu_speed and ("PyTorch", 1) in cpu_speed:
-        value = cpu_speed[("tinyenc", 1)] / cpu_speed[("PyTorch", 1)]
-        result["ratios"]["tinyenc1_over_pytorch1_cpu_time"] = value
-        print(f"{bullet}the same per CPU second (steadier on a busy machine; tinyenc's CPU time "
-              f"is its whole process, model loading included): {value:.2f}")
-    tinyenc_one = result["tinyenc"].get(threads_list[0], {})
+    result["ratios"] = {}
+    for dtype in dtypes:
+        suffix = "" if dtype == "f32" else f"_{dtype}"
+        result["ratios"].update({
+            f"tinyenc1_over_pytorch1{suffix}": ratio(("tinyenc", dtype, 1), ("PyTorch", dtype, 1),
+                                                     2),
+            f"tinyenc2_over_tinyenc1{suffix}": ratio(("tinyenc", dtype, 2), ("tinyenc", dtype, 1),
+                                                     1.8),
+            f"tinyenc2_over_pytorch2{suffix}": ratio(("tinyenc", dtype, 2), ("PyTorch", dtype, 2),
+                                                     2)})
+        one = ("tinyenc", dtype, 1), ("PyTorch", dtype, 1)
+        if all(key in cpu_speed for key in one):
+            value = cpu_speed[one[0]] / cpu_speed[one[1]]
+            result["ratios"][f"tinyenc1_over_pytorch1_cpu_time{suffix}"] = value
+            print(f"{bullet}{dtype}, the same per CPU second (steadier on a busy machine; "
+                  f"tinyenc's CPU time is its whole process, model loading included): {value:.2f}")
+    for threads in threads_list:
+        if len(dtypes) < 2:
+            break
+        ours = max(dtypes, key=lambda d: speed[("tinyenc", d, threads)])
+        theirs = max(dtypes, key=lambda d: speed[("PyTorch", d, threads)])
+        result["ratios"][f"best_tinyenc{threads}_over_best_pytorch{threads}"] = ratio(
+            ("tinyenc", ours, threads), ("PyTorch", theirs, threads), 2,
+            "each engine's fastest dtype: ")
+    tinyenc_one = result["tinyenc"].get(dtypes[0], {}).get(threads_list[0], {})
     print(f"{bullet}padding waste: tinyenc {percent(tinyenc_one.get('padding_waste'))}, "
           f"PyTorch sorted batches of {PYTORCH_BATCH} {percent(sorted_waste)}, unsorted "
           f"batches of {PYTORCH_BATCH} {percent(unsorted_waste)}"
