@@ -110,6 +110,30 @@ int64_t Encoder::parameter_count() const {
   return count;
 }
 
+int64_t Encoder::weight_bytes() const {
+  const EncoderConfig& c = config_;
+  const int64_t d = c.d_model;
+  // Each Linear's weight [out, in]: per layer query, key, value and attention output [d, d],
+  // FFN in [ffn, d] and out [d, ffn]; then the pooler [d, d] and the classifier [labels, d].
+  int64_t linear_elements = c.layers * (4 * d * d + 2 * c.ffn_dim * d) + c.num_labels * d;
+  int64_t output_channels = c.layers * (5 * d + c.ffn_dim) + c.num_labels;
+  if (c.has_pooler) {
+    linear_elements += d * d;
+    output_channels += d;
+  }
+  const int64_t float_bytes = 4 * (parameter_count() - linear_elements);
+  switch (c.dtype) {
+    case ComputeDtype::kBF16:
+      return float_bytes + 2 * linear_elements;
+    case ComputeDtype::kInt8:
+      return float_bytes + linear_elements +
+             output_channels * static_cast<int64_t>(sizeof(float) + sizeof(int32_t));
+    case ComputeDtype::kF32:
+      break;
+  }
+  return float_bytes + 4 * linear_elements;
+}
+
 EncoderOutput Encoder::forward(const EncoderInput& input, const ForwardOptions& options) {
   clock_.attach(options.times);
   {

@@ -100,6 +100,13 @@ class Encoder {
   std::string matmul_implementation() const;
   // Number of parameters the config implies (weights actually used).
   int64_t parameter_count() const;
+  // Bytes the weights take as the forward pass reads them, for config().dtype: the Linear
+  // weights as their WeightMatrix stores them (f32: 4 bytes each; bf16: 2; int8: 1, plus an f32
+  // scale and an s32 row sum per output channel), every other weight (embeddings, LayerNorms,
+  // biases, position tables) float32, as the loader hands them over. oneDNN's reordered copies
+  // of the Linear weights, made at the first forward in the layouts its kernels ask for, are not
+  // counted.
+  int64_t weight_bytes() const;
 
  private:
   // Everything the layers need to know about a new input, one job per function; together with

@@ -135,6 +135,10 @@ LinearWeights TensorBinder::linear(const std::string& name, int64_t out_features
                           std::string(compute_dtype_name(*stored_)) + "\" (Linear weights " +
                           std::string(dtype_name(wanted)) + ")");
   }
+  // A float weight goes to the engine as float32 and WeightMatrix converts it to the compute
+  // dtype, with the functions `tinyenc convert` stores with (engine/ops/quantize.h), so that
+  // converting at load and loading a converted folder give the same outputs. A weight stored
+  // converted goes in that form when the compute dtype wants it.
   LinearWeights linear;
   if (weight.dtype == DType::kI8) {
     const float* scales = scales_of(weight);
@@ -144,15 +148,8 @@ LinearWeights TensorBinder::linear(const std::string& name, int64_t out_features
     } else {
       linear.weight = file_.dequantized(weight, file_.int8(weight), scales);
     }
-  } else if (dtype_ == ComputeDtype::kInt8) {
-    // Quantized here rather than by the engine: one conversion for a converted folder and for
-    // converting at load (engine/ops/quantize.h), so both give the same outputs.
-    const SafetensorsFile::Quantized& quantized = file_.quantized_s8(weight);
-    linear.weight_s8 = quantized.values.data();
-    linear.weight_scales = quantized.scales.data();
-  } else if (dtype_ == ComputeDtype::kBF16) {
-    linear.weight_bf16 =
-        weight.dtype == DType::kBF16 ? file_.bf16(weight) : file_.rounded_bf16(weight).data();
+  } else if (weight.dtype == DType::kBF16 && dtype_ == ComputeDtype::kBF16) {
+    linear.weight_bf16 = file_.bf16(weight);
   } else {
     linear.weight = file_.float32(weight);
   }

@@ -10,8 +10,9 @@
 //  - bf16: Linear weights and embeddings as BF16.
 // LayerNorm weights, biases and every other tensor stay F32. A Linear weight goes to the engine
 // in the form the compute dtype wants when the file has it (I8 + scales for int8, BF16 bits for
-// bf16, pointing into the mapped file), as float32 otherwise; embeddings are always float32
-// (the embedding is a gather, not a matmul).
+// bf16, pointing into the mapped file), as float32 otherwise, and the engine converts it
+// (WeightMatrix). Embeddings are always float32 (the embedding is a gather, not a matmul),
+// rounded here as `tinyenc convert` would store them when the compute dtype is int8 or bf16.
 #pragma once
 
 #include <cstdint>

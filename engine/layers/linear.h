@@ -30,6 +30,8 @@ class Linear {
 
   int64_t out_features() const { return weight_.out_features(); }
   int64_t in_features() const { return weight_.in_features(); }
+  // Whether the weight source given at construction must stay alive (WeightMatrix::keeps_source).
+  bool keeps_weight_source() const { return weight_.keeps_source(); }
   // oneDNN's implementation of the last call's primitive; empty before the first call.
   const std::string& implementation() const { return matmul_.implementation(); }
 

@@ -32,7 +32,11 @@ SelfAttention::SelfAttention(Runtime& runtime, const StageClock& clock, const En
       attend_(clock, &StageTimes::attention, runtime, c.heads, c.head_dim(), position_encoding,
               workspace.scores),
       output_(clock, &StageTimes::output_projection, runtime, w.attention_output, c.dtype),
-      workspace_(&workspace) {}
+      workspace_(&workspace) {
+  // Converted to another dtype, the stacked matrix was only a step on the way (an f32 stack
+  // quantized to int8 would otherwise stay beside its s8 copy for the model's lifetime).
+  if (!qkv_.layer().keeps_weight_source()) qkv_weight_.release();
+}
 
 void SelfAttention::operator()(const float* x, const Batch& batch, float* y,
                                const float* residual) {

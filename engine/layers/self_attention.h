@@ -27,7 +27,8 @@ class SelfAttention {
   void operator()(const float* x, const Batch& batch, float* y, const float* residual);
 
  private:
-  StackedSource qkv_weight_;     // [3D, D]: query, key and value rows stacked
+  // [3D, D]: query, key and value rows stacked; freed once qkv_ holds a converted copy.
+  StackedSource qkv_weight_;
   std::vector<float> qkv_bias_;  // [3D]
   Timed<Linear> qkv_;
   Timed<ScaledDotProductAttention> attend_;

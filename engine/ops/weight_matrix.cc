@@ -94,6 +94,14 @@ StackedSource::StackedSource(const std::vector<LinearSource>& parts) {
   }
 }
 
+void StackedSource::release() {
+  std::vector<float>().swap(f32_);
+  std::vector<uint16_t>().swap(bf16_);
+  std::vector<int8_t>().swap(s8_);
+  std::vector<float>().swap(scales_);
+  source_ = LinearSource();
+}
+
 WeightMatrix::WeightMatrix(Runtime& runtime, const LinearSource& s, ComputeDtype dtype)
     : runtime_(&runtime), dtype_(dtype), out_(s.out_features), in_(s.in_features) {
   check_source(s);
@@ -143,6 +151,7 @@ WeightMatrix::WeightMatrix(Runtime& runtime, const LinearSource& s, ComputeDtype
   }
   // For bf16 and int8 the widened matrix was only a step on the way.
   if (dtype != ComputeDtype::kF32) std::vector<float>().swap(f32_);
+  keeps_source_ = data_ == s.f32 || data_ == s.bf16 || data_ == s.s8;
 }
 
 WeightMatrix::WeightMatrix(Runtime& runtime, const float* data, int64_t out_features,

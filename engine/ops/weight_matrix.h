@@ -39,6 +39,9 @@ class StackedSource {
   StackedSource(const StackedSource&) = delete;
   StackedSource& operator=(const StackedSource&) = delete;
   const LinearSource& source() const { return source_; }
+  // Frees the concatenation (source() is then empty): for when what was built from it does not
+  // keep it by pointer (WeightMatrix::keeps_source).
+  void release();
 
  private:
   std::vector<float> f32_;
@@ -60,6 +63,8 @@ class WeightMatrix {
   WeightMatrix& operator=(const WeightMatrix&) = delete;
 
   ComputeDtype dtype() const { return dtype_; }
+  // Whether the matrix is the source's memory, kept by pointer, rather than a converted copy.
+  bool keeps_source() const { return keeps_source_; }
   dnnl::memory::data_type data_type() const;
   const void* data() const { return data_; }
   int64_t out_features() const { return out_; }
@@ -79,6 +84,7 @@ class WeightMatrix {
   ComputeDtype dtype_ = ComputeDtype::kF32;
   const void* data_ = nullptr;
   const float* scales_ = nullptr;
+  bool keeps_source_ = false;
   int64_t out_;
   int64_t in_;
   std::vector<float> f32_;  // converted storage, when the source was not kept

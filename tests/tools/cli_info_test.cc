@@ -126,6 +126,76 @@ TEST(CliInfoModel, ShippedRopeModelMatchesItsFiles) {
   EXPECT_NE(table.out.find("; template: <s> $A </s>\n"), std::string::npos) << table.out;
 }
 
+// The bytes the weights take in memory, from the header's shapes: the Linear weights (2-D
+// "<name>.weight" tensors other than embedding tables) in the compute dtype, int8 with one f32
+// scale and one s32 row sum per output row; everything else (embeddings, LayerNorms, biases) f32.
+int64_t expected_memory_bytes(const std::filesystem::path& file, const std::string& dtype) {
+  const std::vector<char> bytes = testing::read_bytes(file);
+  uint64_t header_length = 0;
+  std::memcpy(&header_length, bytes.data(), 8);
+  const json header = json::parse(bytes.begin() + 8, bytes.begin() + 8 + header_length);
+  int64_t total = 0;
+  for (const auto& [name, tensor] : header.items()) {
+    if (name == "__metadata__") continue;
+    const json& shape = tensor["shape"];
+    int64_t elements = 1;
+    for (const json& extent : shape) elements *= extent.get<int64_t>();
+    const bool linear = shape.size() == 2 && name.ends_with(".weight") &&
+                        name.find("embeddings") == std::string::npos;
+    if (!linear || dtype == "f32") {
+      total += 4 * elements;
+    } else if (dtype == "int8") {
+      total += elements + shape[0].get<int64_t>() * (4 + 4);
+    } else {
+      total += 2 * elements;
+    }
+  }
+  return total;
+}
+
+TEST(CliInfoModel, MemoryBytesFollowTheComputeDtype) {
+  const std::filesystem::path dir = shipped("order-rope");
+  const std::filesystem::path file = dir / "model.safetensors";
+  // order-rope: d_model 64, 2 layers, FFN 128, 427 tokens, 42 labels, RoPE (no position table):
+  // Linear weights 2 x (4 x 64 x 64 + 2 x 128 x 64) + 42 x 64 = 68,224 elements in
+  // 2 x (5 x 64 + 128) + 42 = 938 output rows; 28,906 other parameters (27,328 of them the
+  // word embeddings).
+  const int64_t f32 = 4 * (68224 + 28906);
+  const int64_t int8 = 4 * 28906 + 68224 + 938 * 8;
+  ASSERT_EQ(expected_memory_bytes(file, "f32"), f32);
+  ASSERT_EQ(expected_memory_bytes(file, "int8"), int8);
+  for (const auto& [dtype, bytes] : {std::pair<std::string, int64_t>{"f32", f32}, {"int8", int8}}) {
+    SCOPED_TRACE(dtype);
+    const ProgramResult result = run("info --json --dtype " + dtype + " -m " + shell_quote(dir));
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const json weights = json::parse(result.out)["model"]["weights"];
+    EXPECT_EQ(weights["memory_bytes"], bytes);
+    EXPECT_EQ(weights["memory_dtype"], dtype);
+    EXPECT_EQ(weights["float32_bytes"], f32);  // kept as it was, whatever the dtype
+  }
+  const ProgramResult table = run("info --dtype int8 -m " + shell_quote(dir));
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("F32 " + with_commas(f32) + " bytes in 37 tensors on disk; " +
+                           with_commas(int8) + " bytes in memory as int8 (Linear weights s8"),
+            std::string::npos)
+      << table.out;
+
+  // A folder written by `tinyenc convert --dtype int8` runs in int8 by default and holds the same.
+  const std::filesystem::path scratch = std::filesystem::temp_directory_path() /
+                                        ("tinyenc_cli_info_memory_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(scratch);
+  const ProgramResult convert =
+      run("convert --dtype int8 -m " + shell_quote(dir) + " -o " + shell_quote(scratch));
+  ASSERT_EQ(convert.exit_code, 0) << convert.err;
+  const json converted = info_json(scratch)["weights"];
+  EXPECT_EQ(converted["memory_bytes"], int8);
+  EXPECT_EQ(converted["memory_dtype"], "int8");
+  std::filesystem::remove_all(scratch);
+
+  // --dtype is checked like run's: an unknown name is a usage error.
+  EXPECT_EQ(run("info --dtype fp16 -m " + shell_quote(dir)).exit_code, 2);
+}
+
 TEST(CliInfoModel, EveryShippedPositionEncodingShowsItsParameters) {
   for (const char* name : {"order-none", "order-sinusoidal", "order-learned", "order-rope",
                            "order-alibi", "order-relative"}) {

@@ -23,6 +23,7 @@ namespace {
 
 struct InfoOptions {
   std::string model;
+  std::string dtype;
   bool json = false;
 };
 
@@ -40,8 +41,8 @@ std::unique_ptr<Tokenizer> optional_tokenizer(const std::filesystem::path& dir) 
   }
 }
 
-nlohmann::json model_json(const std::filesystem::path& dir) {
-  const LoadedModel model = load_user_model(dir);
+nlohmann::json model_json(const std::filesystem::path& dir, const std::string& dtype) {
+  const LoadedModel model = load_user_model(dir, dtype);
   const std::unique_ptr<Tokenizer> tokenizer = optional_tokenizer(dir);
   const Encoder encoder(model.config.encoder, model.weights);
   return summarize_model(dir, model, encoder, tokenizer.get());
@@ -69,7 +70,10 @@ int info(const InfoOptions& options) {
   }
   const Isa active = active_isa();  // throws on a bad TINYENC_ISA
   // Loaded before anything is printed: a bad folder leaves one error line and nothing else.
-  const nlohmann::json model = options.model.empty() ? nlohmann::json() : model_json(options.model);
+  const std::string dtype = checked_dtype(options.dtype);
+  if (!dtype.empty() && options.model.empty()) throw UsageError("--dtype: give a model (-m)");
+  const nlohmann::json model =
+      options.model.empty() ? nlohmann::json() : model_json(options.model, dtype);
   if (options.json) {
     nlohmann::json document = {{"version", TINYENC_VERSION},
                                {"pe_kernels",
@@ -127,6 +131,7 @@ RunCommand add_info_command(CLI::App& root) {
   command->add_option("-m,--model", options->model,
                       "Model folder: family, shape, position encoding and its parameters, "
                       "tokenizer, parameter count and weight bytes");
+  add_dtype_option(*command, options->dtype);
   command->add_flag("--json", options->json, "One JSON document");
   return [options] { return info(*options); };
 }

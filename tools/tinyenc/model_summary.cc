@@ -61,7 +61,8 @@ json tokenizer_json(const Tokenizer* tokenizer) {
           {"description", tokenizer->describe()}};
 }
 
-json weights_json(const std::filesystem::path& dir, const LoadedModel& model, int64_t parameters) {
+json weights_json(const std::filesystem::path& dir, const LoadedModel& model,
+                  const Encoder& encoder) {
   const std::filesystem::path path = dir / "model.safetensors";
   const SafetensorsFile file(path);
   std::map<std::string, std::pair<int64_t, uint64_t>> by_dtype;  // tensors, bytes
@@ -81,7 +82,10 @@ json weights_json(const std::filesystem::path& dir, const LoadedModel& model, in
           {"tensors", file.tensors().size()},
           {"elements", elements},
           {"dtypes", std::move(dtypes)},
-          {"float32_bytes", parameters * 4},
+          {"float32_bytes", encoder.parameter_count() * 4},
+          // What the weights take once loaded for the dtype that runs (Encoder::weight_bytes).
+          {"memory_bytes", encoder.weight_bytes()},
+          {"memory_dtype", std::string(compute_dtype_name(encoder.config().dtype))},
           {"unused_tensors", model.unused_tensors},
           {"ignored_tensors", model.ignored_tensors}};
 }
@@ -95,6 +99,16 @@ std::string with_commas(int64_t value) {
     out += digits[i];
   }
   return out;
+}
+
+// How the weights are held in memory for a compute dtype (Encoder::weight_bytes).
+std::string memory_form(const std::string& dtype) {
+  if (dtype == "int8") {
+    return "as int8 (Linear weights s8 with per-channel scales and row sums; embeddings, "
+           "LayerNorms, biases f32)";
+  }
+  if (dtype == "bf16") return "as bf16 (Linear weights bf16; embeddings, LayerNorms, biases f32)";
+  return "as float32";
 }
 
 std::string number(const json& value) {
@@ -179,7 +193,7 @@ json summarize_model(const std::filesystem::path& dir, const LoadedModel& model,
        config.max_sequence_length > 0 ? json(config.max_sequence_length) : json(nullptr)},
       {"tokenizer", tokenizer_json(tokenizer)},
       {"parameters", parameters},
-      {"weights", weights_json(dir, model, parameters)},
+      {"weights", weights_json(dir, model, encoder)},
       {"dtype",
        {{"compute", std::string(compute_dtype_name(c.dtype))},
         {"reason", model.dtype_reason},
@@ -242,8 +256,9 @@ std::string summary_table(const json& s) {
   }
   line("dtype", s["dtype"]["compute"].get<std::string>() + " (" +
                     s["dtype"]["reason"].get<std::string>() + ")");
-  line("weights", dtypes + " on disk; " + with_commas(weights["float32_bytes"].get<int64_t>()) +
-                      " bytes as float32 in memory");
+  line("weights", dtypes + " on disk; " + with_commas(weights["memory_bytes"].get<int64_t>()) +
+                      " bytes in memory " +
+                      memory_form(weights["memory_dtype"].get<std::string>()));
   const size_t unused = weights["unused_tensors"].size();
   const size_t ignored = weights["ignored_tensors"].size();
   if (unused + ignored > 0) {
