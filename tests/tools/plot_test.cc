@@ -199,6 +199,32 @@ TEST(SvgCheck, FindsChineseTextWithoutAChineseFont) {
   EXPECT_TRUE(names_cjk_font(kFontFamily));
 }
 
+TEST(SvgCheck, FindsTextDrawnOverTextOrALegend) {
+  SvgDocument svg(400, 200);
+  // "limit 64" is 8 characters of 10 px: about 48 px wide, 10.5 px tall from y - 8.
+  svg.text(100, 50, "limit 64", {.size = 10});
+  svg.text(140, 45, "legend", {.size = 11, .middle_baseline = true});  // over its end
+  svg.text(200, 50, "apart", {.size = 10});                            // right of "legend"
+  svg.text(100, 62, "below", {.size = 10});                            // 12 px lower
+  // Centred on x, 18 px wide and 5 px above and below y: over "limit 64"'s top left.
+  svg.text(100, 40, "mid", {.size = 10, .anchor = Anchor::kMiddle, .middle_baseline = true});
+  // Turned -90 degrees about (20, 100): a column 20 - 8..20 + 2.5 wide from y 100 upwards.
+  svg.text(20, 100, "vertical title", {.size = 10, .rotate = -90});
+  svg.text(14, 60, "x", {.size = 10});  // inside the column
+  svg.text(40, 60, "y", {.size = 10});  // right of it
+  svg.polyline({{300, 100}, {330, 100}}, "#000", 2, "legend-line");
+  svg.text(310, 102, "on the line", {.size = 10});
+  const SvgCheck check = check_svg(svg.document());
+  ASSERT_TRUE(check.ok()) << check.error;
+  ASSERT_EQ(check.text_boxes.size(), 10u);
+  EXPECT_DOUBLE_EQ(check.text_boxes[0].left, 100);
+  EXPECT_DOUBLE_EQ(check.text_boxes[0].right, 100 + text_width("limit 64", 10));
+  EXPECT_DOUBLE_EQ(check.text_boxes[0].top, 42);
+  EXPECT_EQ(overlapping_text(check),
+            (std::vector<std::string>{"limit 64 / legend", "limit 64 / mid", "vertical title / x",
+                                      "legend line / on the line"}));
+}
+
 TEST(SvgCheck, EveryFigureNamesAChineseFontForItsChineseText) {
   // The root's font-family, as written: ' quotes inside the "-quoted attribute.
   SvgDocument svg(10, 10);
