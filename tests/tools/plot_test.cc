@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -20,6 +21,7 @@
 #include "tools/tinyenc/plot/attention_figure.h"
 #include "tools/tinyenc/plot/axis.h"
 #include "tools/tinyenc/plot/color.h"
+#include "tools/tinyenc/plot/extrapolation_figure.h"
 #include "tools/tinyenc/plot/heatmap.h"
 #include "tools/tinyenc/plot/latency_figure.h"
 #include "tools/tinyenc/plot/line_chart.h"
@@ -305,6 +307,62 @@ TEST(LineChart, SeriesAreToldApartByMarkerAndDash) {
   // The ends coincide: one direct label, the legend names the rest.
   EXPECT_EQ(occurrences(check.text, "sinusoidal"), 1 + 3);  // legend, tooltips
   EXPECT_EQ(occurrences(check.text, "none"), 1 + 3 + 1);    // legend, tooltips, end label
+}
+
+// The marker and dash each kind has in every figure: in the extrapolation and shift figures as in
+// the line charts.
+void expect_kind_styles(const std::string& document, const std::vector<std::string>& kinds) {
+  for (const std::string& kind : kinds) {
+    const std::string dash = position_encoding_style(kind).dash;
+    if (dash.empty()) continue;
+    // The series' line and its stretch in the legend or beside its label.
+    EXPECT_EQ(occurrences(document, "stroke-dasharray=\"" + dash + "\""), 2) << kind << " " << dash;
+  }
+}
+
+TEST(ExtrapolationFigure, MarkLabelsStayClearOfTheLegendAndOfEachOther) {
+  ExtrapolationFigure figure;
+  figure.subtitle = "外推: 336 sentences";
+  figure.x_low = 9;
+  figure.x_high = 64;
+  for (const char* kind : {"alibi", "learned", "none", "relative", "rope", "sinusoidal"}) {
+    AccuracyCurve curve;
+    curve.name = std::string("order-") + kind;
+    curve.position_encoding = kind;
+    curve.points = {{12.5, 1}, {36.5, 0.5}, {60.5, 0.9}};
+    curve.limit = 64;  // the plot's right edge, next to the legend
+    curve.trained = 16;
+    figure.curves.push_back(curve);
+  }
+  figure.curves[1].limit = 60;  // a second limit, too close to share a row with 64
+  const std::string document = draw_extrapolation_figure(figure);
+  const SvgCheck check = check_svg(document);
+  ASSERT_TRUE(check.ok()) << check.error;
+  EXPECT_TRUE(check.cjk_text_without_cjk_font.empty());
+  EXPECT_EQ(overlapping_text(check), std::vector<std::string>{});
+  EXPECT_EQ(check.count("series"), 6);
+  EXPECT_EQ(check.count("point"), 6 * 3);
+  EXPECT_EQ(check.count("legend-line"), 6);
+  expect_kind_styles(document, {"alibi", "learned", "none", "relative", "rope", "sinusoidal"});
+  // The three marks' labels: above the plot, the two limits in two rows, inside its width.
+  std::vector<TextBox> marks;
+  for (const TextBox& box : check.text_boxes) {
+    if (box.text.rfind("limit ", 0) == 0 || box.text.rfind("trained ", 0) == 0) {
+      marks.push_back(box);
+    }
+  }
+  ASSERT_EQ(marks.size(), 3u);
+  EXPECT_EQ(marks[0].text, "trained \u2264 16");
+  EXPECT_EQ(marks[1].text, "limit 60");
+  EXPECT_EQ(marks[2].text, "limit 64");
+  EXPECT_LT(marks[2].bottom, marks[1].top);  // a row higher
+  for (const TextBox& mark : marks) EXPECT_LE(mark.right, 80 + 480 + 0.01) << mark.text;
+
+  // Two models of one kind are told apart.
+  figure.curves[2].position_encoding = "alibi";
+  const std::string twice = draw_extrapolation_figure(figure);
+  EXPECT_EQ(
+      occurrences(twice, "stroke-dasharray=\"" + position_encoding_style("alibi").dash + "\""), 2);
 }
 
 TEST(Color, ScalesHaveFixedEndsAndClamp) {
