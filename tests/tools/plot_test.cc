@@ -27,6 +27,7 @@
 #include "tools/tinyenc/plot/line_chart.h"
 #include "tools/tinyenc/plot/position_encoding_figure.h"
 #include "tools/tinyenc/plot/sensitivity_figures.h"
+#include "tools/tinyenc/plot/shift_figure.h"
 #include "tools/tinyenc/plot/svg.h"
 #include "tools/tinyenc/plot/svg_check.h"
 #include "tools/tinyenc/plot/text_metrics.h"
@@ -363,6 +364,33 @@ TEST(ExtrapolationFigure, MarkLabelsStayClearOfTheLegendAndOfEachOther) {
   const std::string twice = draw_extrapolation_figure(figure);
   EXPECT_EQ(
       occurrences(twice, "stroke-dasharray=\"" + position_encoding_style("alibi").dash + "\""), 2);
+}
+
+TEST(ShiftFigure, EachKindKeepsItsMarkerAndDash) {
+  std::vector<ShiftCurve> curves;
+  for (const char* kind : {"alibi", "learned", "none", "relative", "rope", "sinusoidal"}) {
+    ShiftCurve curve;
+    curve.name = std::string("order-") + kind;
+    curve.position_encoding = kind;
+    curve.offsets = {1, 2, 4, 8};
+    const bool absolute =
+        curve.position_encoding == "learned" || curve.position_encoding == "sinusoidal";
+    curve.distances = {absolute ? 0.1 : 0.0, absolute ? 0.2 : 0.0, absolute ? 0.3 : 0.0,
+                       absolute ? 0.25 : 0.0};
+    curves.push_back(curve);
+  }
+  curves[1].distances.back() = std::nullopt;  // the learned table ends
+  const std::string document = draw_shift_figure(curves, "句子: 我打你");
+  const SvgCheck check = check_svg(document);
+  ASSERT_TRUE(check.ok()) << check.error;
+  EXPECT_TRUE(check.cjk_text_without_cjk_font.empty());
+  EXPECT_EQ(overlapping_text(check), std::vector<std::string>{});
+  EXPECT_EQ(check.count("series"), 6);
+  EXPECT_EQ(check.count("point"), 6 * 4 - 1);
+  EXPECT_EQ(check.count("legend-line"), 6);
+  expect_kind_styles(document, {"alibi", "learned", "none", "relative", "rope", "sinusoidal"});
+  // none's circles: its four points and its label's; the other kinds draw polygons.
+  EXPECT_EQ(occurrences(document, "<circle"), 4 + 1);
 }
 
 TEST(Color, ScalesHaveFixedEndsAndClamp) {
