@@ -326,8 +326,10 @@ TEST_F(CliOrderExperiments, ExtrapolationTableCsvAndFigure) {
   EXPECT_TRUE(check.ok()) << check.error;
   EXPECT_NE(check.text.find("limit 64"), std::string::npos);
   // Points where a model runs the bucket: 1-8, 9-16, 33-40 and 41-48 of each model, none at
-  // 73-80; and one marker per model in the legend.
-  EXPECT_EQ(check.count("point"), 2 * 4 + 2);
+  // 73-80; and a stretch of each model's line in the legend.
+  EXPECT_EQ(check.count("point"), 2 * 4);
+  EXPECT_EQ(check.count("legend-line"), 2);
+  EXPECT_EQ(tinyenc::plot::overlapping_text(check), std::vector<std::string>{});
 
   const Result csv = run("order " + models + " --csv");
   ASSERT_EQ(csv.exit_code, 0) << csv.err;

@@ -156,6 +156,8 @@ TEST(CliShift, OrderShiftReportsDistanceAgainstK) {
   EXPECT_EQ(svg.count("series"), 6);
   EXPECT_EQ(svg.count("point"), 6 * 3 - 1);  // the learned model has no point at K = rows
   EXPECT_EQ(svg.count("direct-labels"), 1);
+  EXPECT_EQ(svg.count("legend-line"), 6);  // beside each label, a stretch of its line
+  EXPECT_EQ(tinyenc::plot::overlapping_text(svg), std::vector<std::string>{});
   EXPECT_NE(svg.text.find("0, exactly"), std::string::npos);
   EXPECT_NE(svg.text.find("cannot at K \u2265 " + std::to_string(rows)), std::string::npos);
   std::filesystem::remove_all(plots);

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -20,11 +21,13 @@
 #include "tools/tinyenc/plot/attention_figure.h"
 #include "tools/tinyenc/plot/axis.h"
 #include "tools/tinyenc/plot/color.h"
+#include "tools/tinyenc/plot/extrapolation_figure.h"
 #include "tools/tinyenc/plot/heatmap.h"
 #include "tools/tinyenc/plot/latency_figure.h"
 #include "tools/tinyenc/plot/line_chart.h"
 #include "tools/tinyenc/plot/position_encoding_figure.h"
 #include "tools/tinyenc/plot/sensitivity_figures.h"
+#include "tools/tinyenc/plot/shift_figure.h"
 #include "tools/tinyenc/plot/svg.h"
 #include "tools/tinyenc/plot/svg_check.h"
 #include "tools/tinyenc/plot/text_metrics.h"
@@ -199,6 +202,32 @@ TEST(SvgCheck, FindsChineseTextWithoutAChineseFont) {
   EXPECT_TRUE(names_cjk_font(kFontFamily));
 }
 
+TEST(SvgCheck, FindsTextDrawnOverTextOrALegend) {
+  SvgDocument svg(400, 200);
+  // "limit 64" is 8 characters of 10 px: about 48 px wide, 10.5 px tall from y - 8.
+  svg.text(100, 50, "limit 64", {.size = 10});
+  svg.text(140, 45, "legend", {.size = 11, .middle_baseline = true});  // over its end
+  svg.text(200, 50, "apart", {.size = 10});                            // right of "legend"
+  svg.text(100, 62, "below", {.size = 10});                            // 12 px lower
+  // Centred on x, 18 px wide and 5 px above and below y: over "limit 64"'s top left.
+  svg.text(100, 40, "mid", {.size = 10, .anchor = Anchor::kMiddle, .middle_baseline = true});
+  // Turned -90 degrees about (20, 100): a column 20 - 8..20 + 2.5 wide from y 100 upwards.
+  svg.text(20, 100, "vertical title", {.size = 10, .rotate = -90});
+  svg.text(14, 60, "x", {.size = 10});  // inside the column
+  svg.text(40, 60, "y", {.size = 10});  // right of it
+  svg.polyline({{300, 100}, {330, 100}}, "#000", 2, "legend-line");
+  svg.text(310, 102, "on the line", {.size = 10});
+  const SvgCheck check = check_svg(svg.document());
+  ASSERT_TRUE(check.ok()) << check.error;
+  ASSERT_EQ(check.text_boxes.size(), 10u);
+  EXPECT_DOUBLE_EQ(check.text_boxes[0].left, 100);
+  EXPECT_DOUBLE_EQ(check.text_boxes[0].right, 100 + text_width("limit 64", 10));
+  EXPECT_DOUBLE_EQ(check.text_boxes[0].top, 42);
+  EXPECT_EQ(overlapping_text(check),
+            (std::vector<std::string>{"limit 64 / legend", "limit 64 / mid", "vertical title / x",
+                                      "legend line / on the line"}));
+}
+
 TEST(SvgCheck, EveryFigureNamesAChineseFontForItsChineseText) {
   // The root's font-family, as written: ' quotes inside the "-quoted attribute.
   SvgDocument svg(10, 10);
@@ -279,6 +308,89 @@ TEST(LineChart, SeriesAreToldApartByMarkerAndDash) {
   // The ends coincide: one direct label, the legend names the rest.
   EXPECT_EQ(occurrences(check.text, "sinusoidal"), 1 + 3);  // legend, tooltips
   EXPECT_EQ(occurrences(check.text, "none"), 1 + 3 + 1);    // legend, tooltips, end label
+}
+
+// The marker and dash each kind has in every figure: in the extrapolation and shift figures as in
+// the line charts.
+void expect_kind_styles(const std::string& document, const std::vector<std::string>& kinds) {
+  for (const std::string& kind : kinds) {
+    const std::string dash = position_encoding_style(kind).dash;
+    if (dash.empty()) continue;
+    // The series' line and its stretch in the legend or beside its label.
+    EXPECT_EQ(occurrences(document, "stroke-dasharray=\"" + dash + "\""), 2) << kind << " " << dash;
+  }
+}
+
+TEST(ExtrapolationFigure, MarkLabelsStayClearOfTheLegendAndOfEachOther) {
+  ExtrapolationFigure figure;
+  figure.subtitle = "外推: 336 sentences";
+  figure.x_low = 9;
+  figure.x_high = 64;
+  for (const char* kind : {"alibi", "learned", "none", "relative", "rope", "sinusoidal"}) {
+    AccuracyCurve curve;
+    curve.name = std::string("order-") + kind;
+    curve.position_encoding = kind;
+    curve.points = {{12.5, 1}, {36.5, 0.5}, {60.5, 0.9}};
+    curve.limit = 64;  // the plot's right edge, next to the legend
+    curve.trained = 16;
+    figure.curves.push_back(curve);
+  }
+  figure.curves[1].limit = 60;  // a second limit, too close to share a row with 64
+  const std::string document = draw_extrapolation_figure(figure);
+  const SvgCheck check = check_svg(document);
+  ASSERT_TRUE(check.ok()) << check.error;
+  EXPECT_TRUE(check.cjk_text_without_cjk_font.empty());
+  EXPECT_EQ(overlapping_text(check), std::vector<std::string>{});
+  EXPECT_EQ(check.count("series"), 6);
+  EXPECT_EQ(check.count("point"), 6 * 3);
+  EXPECT_EQ(check.count("legend-line"), 6);
+  expect_kind_styles(document, {"alibi", "learned", "none", "relative", "rope", "sinusoidal"});
+  // The three marks' labels: above the plot, the two limits in two rows, inside its width.
+  std::vector<TextBox> marks;
+  for (const TextBox& box : check.text_boxes) {
+    if (box.text.rfind("limit ", 0) == 0 || box.text.rfind("trained ", 0) == 0) {
+      marks.push_back(box);
+    }
+  }
+  ASSERT_EQ(marks.size(), 3u);
+  EXPECT_EQ(marks[0].text, "trained \u2264 16");
+  EXPECT_EQ(marks[1].text, "limit 60");
+  EXPECT_EQ(marks[2].text, "limit 64");
+  EXPECT_LT(marks[2].bottom, marks[1].top);  // a row higher
+  for (const TextBox& mark : marks) EXPECT_LE(mark.right, 80 + 480 + 0.01) << mark.text;
+
+  // Two models of one kind are told apart.
+  figure.curves[2].position_encoding = "alibi";
+  const std::string twice = draw_extrapolation_figure(figure);
+  EXPECT_EQ(
+      occurrences(twice, "stroke-dasharray=\"" + position_encoding_style("alibi").dash + "\""), 2);
+}
+
+TEST(ShiftFigure, EachKindKeepsItsMarkerAndDash) {
+  std::vector<ShiftCurve> curves;
+  for (const char* kind : {"alibi", "learned", "none", "relative", "rope", "sinusoidal"}) {
+    ShiftCurve curve;
+    curve.name = std::string("order-") + kind;
+    curve.position_encoding = kind;
+    curve.offsets = {1, 2, 4, 8};
+    const bool absolute =
+        curve.position_encoding == "learned" || curve.position_encoding == "sinusoidal";
+    curve.distances = {absolute ? 0.1 : 0.0, absolute ? 0.2 : 0.0, absolute ? 0.3 : 0.0,
+                       absolute ? 0.25 : 0.0};
+    curves.push_back(curve);
+  }
+  curves[1].distances.back() = std::nullopt;  // the learned table ends
+  const std::string document = draw_shift_figure(curves, "句子: 我打你");
+  const SvgCheck check = check_svg(document);
+  ASSERT_TRUE(check.ok()) << check.error;
+  EXPECT_TRUE(check.cjk_text_without_cjk_font.empty());
+  EXPECT_EQ(overlapping_text(check), std::vector<std::string>{});
+  EXPECT_EQ(check.count("series"), 6);
+  EXPECT_EQ(check.count("point"), 6 * 4 - 1);
+  EXPECT_EQ(check.count("legend-line"), 6);
+  expect_kind_styles(document, {"alibi", "learned", "none", "relative", "rope", "sinusoidal"});
+  // none's circles: its four points and its label's; the other kinds draw polygons.
+  EXPECT_EQ(occurrences(document, "<circle"), 4 + 1);
 }
 
 TEST(Color, ScalesHaveFixedEndsAndClamp) {

@@ -1,8 +1,6 @@
 #include "tools/tinyenc/order/report.h"
 
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -15,17 +13,8 @@
 namespace tinyenc::cli::order {
 namespace {
 
-std::string number(double value) {
-  if (value == 0) return "0";
-  char buffer[32];
-  // Noise-level distances (1e-15 for an order-blind model) show as such, not as 0.0000.
-  if (std::abs(value) < 1e-4) {
-    std::snprintf(buffer, sizeof buffer, "%.1e", value);
-  } else {
-    std::snprintf(buffer, sizeof buffer, "%.4f", value);
-  }
-  return buffer;
-}
+// Noise-level distances (1e-15 for an order-blind model) show as such, not as 0.0000.
+std::string number(double value) { return distance_text(value, 1e-4); }
 
 std::string label_of(const Report& report, size_t model, int64_t label) {
   if (label < 0) return "-";

@@ -1,8 +1,6 @@
 #include "tools/tinyenc/order/shift.h"
 
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <stdexcept>
@@ -32,13 +30,8 @@ std::vector<float> pooled(const EncoderOutput& output, size_t length) {
   return mean;
 }
 
-std::string number(double value) {
-  if (value == 0) return "0";
-  char buffer[32];
-  // Rounding-level distances (RoPE's, ~1e-8) show as such, not as 0.0000.
-  std::snprintf(buffer, sizeof buffer, std::abs(value) < 1e-3 ? "%.1e" : "%.4f", value);
-  return buffer;
-}
+// Rounding-level distances (RoPE's, ~1e-8) show as such, not as 0.0000.
+std::string number(double value) { return distance_text(value, 1e-3); }
 
 std::string label_of(const ShiftReport& report, size_t model, int64_t label) {
   const std::vector<std::string>& names = report.labels[model];

@@ -1,6 +1,8 @@
 #include "tools/tinyenc/order/table_text.h"
 
 #include <charconv>
+#include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -45,6 +47,13 @@ std::string shortest_float(double value) {
   char buffer[32];
   const auto result = std::to_chars(buffer, buffer + sizeof buffer, static_cast<float>(value));
   return std::string(buffer, result.ptr);
+}
+
+std::string distance_text(double value, double exponent_below) {
+  if (value == 0) return "0";
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, std::abs(value) < exponent_below ? "%.1e" : "%.4f", value);
+  return buffer;
 }
 
 }  // namespace tinyenc::cli::order

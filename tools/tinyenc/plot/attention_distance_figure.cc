@@ -6,7 +6,6 @@
 
 #include "tools/tinyenc/plot/axis.h"
 #include "tools/tinyenc/plot/color.h"
-#include "tools/tinyenc/plot/extrapolation_figure.h"
 #include "tools/tinyenc/plot/line_chart.h"
 #include "tools/tinyenc/plot/svg.h"
 #include "tools/tinyenc/plot/text_metrics.h"
@@ -59,7 +58,8 @@ std::string draw_attention_distance_figure(const AttentionDistanceFigure& figure
   for (size_t layer = 0; layer < layers; ++layer) {
     const std::string name = "layer " + std::to_string(layer + 1) + " (mean of heads)";
     svg.line({legend_x, legend_y}, {legend_x + 24, legend_y}, series_color(layer), 2);
-    draw_marker(svg, 0, {legend_x + 12, legend_y}, 3, series_color(layer), name);
+    draw_marker(svg, {legend_x + 12, legend_y}, MarkerShape::kCircle, 6, series_color(layer),
+                "point", name);
     svg.text(legend_x + 30, legend_y, name, {.size = 11, .middle_baseline = true});
     legend_x += 30 + text_width(name, 11) + 18;
   }

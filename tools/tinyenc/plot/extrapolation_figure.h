@@ -1,8 +1,8 @@
 // The figure of `tinyenc order --extrapolate`: accuracy against sentence length, one line per
-// model in its PE kind's colour, each with its own dash pattern and marker shape so that models
-// at the same accuracy stay apart, and dotted vertical marks at the models' length limits and the
-// longest training sentence when known. A model that cannot run a length has no point there: its
-// line ends.
+// model in its PE kind's colour, marker shape and dash pattern (position_encoding_style, as in
+// the other figures) so that models at the same accuracy stay apart, and dotted vertical marks at
+// the models' length limits and the longest training sentence when known, labelled above the
+// plot. A model that cannot run a length has no point there: its line ends.
 #pragma once
 
 #include <optional>
@@ -15,7 +15,7 @@ namespace tinyenc::plot {
 
 struct AccuracyCurve {
   std::string name;               // the model
-  std::string position_encoding;  // its kind, for the colour
+  std::string position_encoding;  // its kind: colour, marker and dash
   std::vector<Point> points;      // x: tokens (a bucket's middle), y: accuracy in [0, 1]
   std::optional<double> limit;    // the most tokens it runs
   std::optional<double> trained;  // the longest training sentence, in tokens
@@ -28,12 +28,5 @@ struct ExtrapolationFigure {
 };
 
 std::string draw_extrapolation_figure(const ExtrapolationFigure& figure);
-
-// Marker shape `index` (circle, square, triangle, diamond, plus, cross; then again) of `radius`
-// at `centre`, with class "point" and `tooltip` on the shape that carries it.
-void draw_marker(SvgDocument& svg, size_t index, Point centre, double radius,
-                 const std::string& color, const std::string& tooltip);
-// The dash pattern of series `index`: solid, then dashed and dotted patterns.
-std::string series_dash(size_t index);
 
 }  // namespace tinyenc::plot

@@ -17,7 +17,8 @@ constexpr double kLeft = 80;
 constexpr double kTop = 96;
 constexpr double kPlotWidth = 440;
 constexpr double kPlotHeight = 280;
-constexpr double kLabelGap = 14;   // between the plot's right edge and the labels
+constexpr double kLabelGap = 36;   // between the plot's right edge and the labels' text
+constexpr double kSample = 22;     // a label's stretch of its line, left of its text
 constexpr double kLabelLine = 15;  // vertical distance between two labels
 
 bool relative_kind(const std::string& kind) {
@@ -78,6 +79,12 @@ std::string draw_shift_figure(const std::vector<ShiftCurve>& curves, const std::
     Series one;
     one.name = curve.name + " (" + curve.position_encoding + ")";
     one.color = kind_seen ? series_color(m) : position_encoding_color(curve.position_encoding);
+    // The kind's marker and dash, as in the other figures; lines on top of each other at 0
+    // stay apart by them.
+    const SeriesStyle style =
+        kind_seen ? series_style(m) : position_encoding_style(curve.position_encoding);
+    one.marker = style.marker;
+    one.dash = style.dash;
     for (size_t i = 0; i < curve.offsets.size(); ++i) {
       const double k = curve.offsets[i];
       smallest_k = first_k ? k : std::min(smallest_k, k);
@@ -174,10 +181,15 @@ std::string draw_shift_figure(const std::vector<ShiftCurve>& curves, const std::
   svg.open_group("direct-labels");
   for (const Placed& label : placed) {
     const double left = area.right() + kLabelGap;
+    const Series& line = series[label.curve];
+    const double sample = left - 6 - kSample;
     // A leader from the line's end to its label: labels moved apart, or a line that stops early.
-    if (label.end) svg.line(*label.end, {left - 11, label.y}, "#aaa", 0.8, "2,2");
-    svg.rect(left - 10, label.y - 4, 8, 8, series[label.curve].color);
-    svg.text(left + 2, label.y, labels[label.curve], {.size = 11, .middle_baseline = true});
+    if (label.end) svg.line(*label.end, {sample - 2, label.y}, "#aaa", 0.8, "2,2");
+    // A stretch of the line with its marker, as a legend shows it.
+    svg.polyline({{sample, label.y}, {sample + kSample, label.y}}, line.color, 2, "legend-line",
+                 line.dash);
+    draw_marker(svg, {sample + kSample / 2, label.y}, line.marker, 7, line.color);
+    svg.text(left, label.y, labels[label.curve], {.size = 11, .middle_baseline = true});
   }
   svg.close_group();
   return svg.document();

@@ -18,8 +18,10 @@ struct ShiftCurve {
   std::vector<std::optional<double>> distances;
 };
 
-// A <polyline class="series"> per model that has a measured K, <circle class="point"> markers,
-// and the models' names in a <g class="direct-labels">, one <text> each.
+// A <polyline class="series"> per model that has a measured K, markers of class "point", each
+// model in its kind's colour, marker and dash (position_encoding_style, as in the other figures),
+// and the models' names in a <g class="direct-labels">: one <text> each, after a stretch of the
+// line (class "legend-line") with its marker.
 std::string draw_shift_figure(const std::vector<ShiftCurve>& curves, const std::string& subtitle);
 
 }  // namespace tinyenc::plot

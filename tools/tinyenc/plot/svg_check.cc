@@ -6,8 +6,13 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
+
+#include "tools/tinyenc/plot/text_metrics.h"
 
 namespace tinyenc::plot {
 namespace {
@@ -35,6 +40,72 @@ std::string content_of(xmlNode* node) {
   return text;
 }
 
+double number_attribute(xmlNode* node, const char* name, double otherwise) {
+  const std::string text = attribute(node, name);
+  if (text.empty()) return otherwise;
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  return end == text.c_str() ? otherwise : value;
+}
+
+// The box of `left`..`right`, `top`..`bottom` turned by a "rotate(a cx cy)" transform (other
+// transforms are not written by this module and leave the box as it is).
+TextBox transformed(TextBox box, const std::string& transform) {
+  double angle = 0, cx = 0, cy = 0;
+  if (std::sscanf(transform.c_str(), "rotate(%lf %lf %lf)", &angle, &cx, &cy) != 3) return box;
+  const double radians = angle * std::acos(-1.0) / 180, c = std::cos(radians),
+               s = std::sin(radians);
+  double left = INFINITY, top = INFINITY, right = -INFINITY, bottom = -INFINITY;
+  for (const double x : {box.left, box.right}) {
+    for (const double y : {box.top, box.bottom}) {
+      const double tx = cx + c * (x - cx) - s * (y - cy), ty = cy + s * (x - cx) + c * (y - cy);
+      left = std::min(left, tx);
+      right = std::max(right, tx);
+      top = std::min(top, ty);
+      bottom = std::max(bottom, ty);
+    }
+  }
+  box.left = left;
+  box.top = top;
+  box.right = right;
+  box.bottom = bottom;
+  return box;
+}
+
+TextBox text_box(xmlNode* node, const std::string& content) {
+  const double x = number_attribute(node, "x", 0), y = number_attribute(node, "y", 0);
+  const double size = number_attribute(node, "font-size", 12);
+  const double width = text_width(content, size);
+  const std::string anchor = attribute(node, "text-anchor");
+  const double left = anchor == "middle" ? x - width / 2 : anchor == "end" ? x - width : x;
+  const bool central = attribute(node, "dominant-baseline") == "central";
+  const double top = central ? y - 0.5 * size : y - 0.8 * size;
+  return transformed({content, left, top, left + width, top + 1.05 * size},
+                     attribute(node, "transform"));
+}
+
+// A legend's sample: its points' extent, with room for the marker on it.
+TextBox legend_line_box(xmlNode* node) {
+  TextBox box{"legend line", INFINITY, INFINITY, -INFINITY, -INFINITY};
+  const std::string points = attribute(node, "points");
+  const char* cursor = points.c_str();
+  for (;;) {
+    char* end = nullptr;
+    const double x = std::strtod(cursor, &end);
+    if (end == cursor) break;
+    cursor = end;
+    while (*cursor == ',' || *cursor == ' ') ++cursor;
+    const double y = std::strtod(cursor, &end);
+    if (end == cursor) break;
+    cursor = end;
+    box.left = std::min(box.left, x);
+    box.right = std::max(box.right, x);
+    box.top = std::min(box.top, y - 4);
+    box.bottom = std::max(box.bottom, y + 4);
+  }
+  return box;
+}
+
 // `inherited_font` is the font-family in effect around `node` (the nearest ancestor's).
 void visit(xmlNode* node, SvgCheck& result, const std::string& inherited_font) {
   for (; node; node = node->next) {
@@ -45,11 +116,16 @@ void visit(xmlNode* node, SvgCheck& result, const std::string& inherited_font) {
       }
       std::string font = attribute(node, "font-family");
       if (font.empty()) font = inherited_font;
-      if (std::string_view(reinterpret_cast<const char*>(node->name)) == "text") {
+      const std::string_view name(reinterpret_cast<const char*>(node->name));
+      if (name == "text") {
         const std::string content = content_of(node);
         if (has_cjk(content) && !names_cjk_font(font)) {
           result.cjk_text_without_cjk_font.push_back(content);
         }
+        result.text_boxes.push_back(text_box(node, content));
+      } else if (name == "polyline" && attribute(node, "class") == "legend-line") {
+        const TextBox box = legend_line_box(node);
+        if (box.left <= box.right) result.text_boxes.push_back(box);
       }
       visit(node->children, result, font);
     } else if (node->type == XML_TEXT_NODE && node->content) {
@@ -63,6 +139,20 @@ struct FreeDocument {
 };
 
 }  // namespace
+
+std::vector<std::string> overlapping_text(const SvgCheck& check, double tolerance) {
+  std::vector<std::string> pairs;
+  const std::vector<TextBox>& boxes = check.text_boxes;
+  for (size_t i = 0; i < boxes.size(); ++i) {
+    for (size_t j = i + 1; j < boxes.size(); ++j) {
+      const TextBox &a = boxes[i], &b = boxes[j];
+      const double across = std::min(a.right, b.right) - std::max(a.left, b.left);
+      const double down = std::min(a.bottom, b.bottom) - std::max(a.top, b.top);
+      if (across > tolerance && down > tolerance) pairs.push_back(a.text + " / " + b.text);
+    }
+  }
+  return pairs;
+}
 
 bool has_cjk(std::string_view text) {
   // A small UTF-8 decoder: ill-formed bytes are skipped, they are no CJK character either way.

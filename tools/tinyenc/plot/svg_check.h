@@ -11,6 +11,14 @@
 
 namespace tinyenc::plot {
 
+// Where a <text> shows, as the figures estimate it when laying text out (text_width's generous
+// width; 0.8 em above the baseline and 0.25 em below; anchor, central baseline and a rotate()
+// transform applied), or a legend's stretch of line with its marker; in the document's pixels.
+struct TextBox {
+  std::string text;  // the content; "legend line" for a legend's sample
+  double left = 0, top = 0, right = 0, bottom = 0;
+};
+
 struct SvgCheck {
   std::string error;  // empty when the document passed
   int width = 0, height = 0;
@@ -21,6 +29,8 @@ struct SvgCheck {
   // own, or the nearest ancestor's) names no font known to have those glyphs: a renderer whose
   // default sans-serif lacks them draws boxes. Their contents, in document order.
   std::vector<std::string> cjk_text_without_cjk_font;
+  // Every <text> and every element of class "legend-line", in document order.
+  std::vector<TextBox> text_boxes;
 
   bool ok() const { return error.empty(); }
   int count(const std::string& css_class) const {
@@ -30,6 +40,10 @@ struct SvgCheck {
 };
 
 SvgCheck check_svg(std::string_view document);
+
+// The pairs of text_boxes that overlap by more than `tolerance` pixels both ways: labels drawn
+// over each other or over a legend. Each pair as "first" / "second", for a test to print.
+std::vector<std::string> overlapping_text(const SvgCheck& check, double tolerance = 0.5);
 
 // Whether `text` (UTF-8) holds a CJK ideograph, kana, hangul or full-width form.
 bool has_cjk(std::string_view text);
