@@ -76,7 +76,7 @@ std::vector<float> normal_values(int64_t count, uint32_t seed) {
 }
 
 #if defined(__x86_64__)
-__attribute__((target("avx2,fma"))) double fma_avx2(int64_t iterations) {
+__attribute__((target("avx2,fma"), noinline)) double fma_avx2(int64_t iterations) {
   __m256 a0 = _mm256_set1_ps(0.1f), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0,
          a8 = a0, a9 = a0;
   const __m256 b = _mm256_set1_ps(0.9999f), c = _mm256_set1_ps(1e-4f);
@@ -99,7 +99,7 @@ __attribute__((target("avx2,fma"))) double fma_avx2(int64_t iterations) {
   return static_cast<double>(_mm256_cvtss_f32(sum));
 }
 
-__attribute__((target("avx512f"))) double fma_avx512(int64_t iterations) {
+__attribute__((target("avx512f"), noinline)) double fma_avx512(int64_t iterations) {
   __m512 a0 = _mm512_set1_ps(0.1f), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0,
          a8 = a0, a9 = a0;
   const __m512 b = _mm512_set1_ps(0.9999f), c = _mm512_set1_ps(1e-4f);
@@ -155,12 +155,14 @@ void BM_FmaPeak(benchmark::State& state, tinyenc::Isa isa) {
   double sink = 0.0;
   int64_t lanes = 0;
   for (auto _ : state) {
+    int64_t iterations = kIterations;
+    benchmark::DoNotOptimize(iterations);  // else the pure call is hoisted out of the loop
 #if defined(__x86_64__)
     if (isa == tinyenc::Isa::kAvx512) {
-      sink += fma_avx512(kIterations);
+      sink += fma_avx512(iterations);
       lanes = 16;
     } else {
-      sink += fma_avx2(kIterations);
+      sink += fma_avx2(iterations);
       lanes = 8;
     }
 #else
