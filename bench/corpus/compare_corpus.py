@@ -52,6 +52,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -178,7 +179,10 @@ def torch_variant(model, dtype):
     by quantize_dynamic on the onednn engine; bf16 under CPU autocast)."""
     if dtype != "f32":
         compare_pytorch.quantized_engine()
-    return compare_pytorch.TorchEngine(dtype, model)
+    with warnings.catch_warnings():
+        # quantize_dynamic's observers warn that they saw no data: dynamic quantization needs none
+        warnings.filterwarnings("ignore", message="must run observer")
+        return compare_pytorch.TorchEngine(dtype, model)
 
 
 def run_pytorch(launcher, work_file, threads, dtype):
