@@ -48,11 +48,12 @@ memory::data_type source_type(ComputeDtype dtype) {
 // f32: up to 256 rows (inputs up to a few hundred tokens) run as a 1x1 convolution over
 // [rows, in] as a width-`rows` image in nwc layout. Its weights are reordered once into oneDNN's
 // blocked layout, where a GEMM re-packs the whole matrix on every call: a pass over weights that
-// come from memory, which dominates when rows are few (2x at 8 rows on AVX2) and still costs
-// 1.05x to 1.6x at 128 and 256 rows (bench/ceiling_bench.cc, BM_OneDnnF32 on base's shapes with
-// the weights cycled from memory). Many rows: a matmul reading torch's [out, in] matrix in place
-// ("ba" as [in, out]), the order oneDNN's GEMM runs fastest with there; from 512 rows the two
-// are even, and the matmul is ahead on mini's cache-resident weights at a corpus batch.
+// come from memory, which dominates when rows are few (2x at 8 rows on AVX2) and still shows at
+// 128 and 256 rows (bench/ceiling_bench.cc, BM_OneDnnF32 on base's shapes with the weights cycled
+// from memory; figures in bench/README.md, Ceilings). Many rows: a matmul reading torch's
+// [out, in] matrix in place ("ba" as [in, out]), the order oneDNN's GEMM runs fastest with there;
+// which of the two is faster from 512 rows depends on the shape and on whether the weights stay
+// in the cache (the matmul was ahead at mini's 1024 x 1024 x 256 with cache-resident weights).
 // int8: the 1x1 convolution at every row count: on AVX2 (jit_uni_int8_1x1 against gemm:jit,
 // both with pre-packed weights) it ran 1.1x to 2x faster from 8 to 200 rows.
 // bf16: a matmul with weights packed once into the layout it asks for (brgemm on avx512_core).
