@@ -1,5 +1,9 @@
 #include "engine/ops/layer_norm.h"
 
+#include <string>
+
+#include "engine/ops/implementation.h"
+
 namespace tinyenc::ops {
 
 void LayerNorm::operator()(const float* src, int64_t rows, int64_t width, const float* gamma,
@@ -12,8 +16,10 @@ void LayerNorm::operator()(const float* src, int64_t rows, int64_t width, const 
     const auto flags = dnnl::normalization_flags::use_scale | dnnl::normalization_flags::use_shift;
     const dnnl::engine& engine = runtime_->engine;
     using LayerNormalization = dnnl::layer_normalization_forward;
-    const LayerNormalization::primitive_desc pd(
+    LayerNormalization::primitive_desc pd(
         LayerNormalization::desc(dnnl::prop_kind::forward_inference, data, epsilon, flags), engine);
+    require_implementation(
+        pd, "a layer normalization of " + std::to_string(rows) + " x " + std::to_string(width));
     std::unordered_map<int, memory> args{
         {DNNL_ARG_SRC, memory(data, engine, nullptr)},
         {DNNL_ARG_DST, memory(data, engine, nullptr)},

@@ -1,5 +1,8 @@
 #include "engine/ops/matmul.h"
 
+#include <string>
+
+#include "engine/ops/implementation.h"
 #include "engine/ops/quantize.h"
 
 namespace tinyenc::ops {
@@ -84,8 +87,7 @@ void Matmul::operator()(const float* x, int64_t rows, WeightMatrix& weights, con
   Plan& plan = plans_.get(key, [&] { return this->plan(key, weights); });
   const void* source = x;
   if (key.dtype == ComputeDtype::kBF16) {
-    auto* bits = static_cast<uint16_t*>(
-        activation_buffer(static_cast<size_t>(rows * weights.in_features()) * sizeof(uint16_t)));
+    auto* bits = static_cast<uint16_t*>(activation_buffer(rows, weights.in_features(), 2));
     convert_to_bf16(x, rows * weights.in_features(), bits);
     source = bits;
   } else if (key.dtype == ComputeDtype::kInt8) {
@@ -102,7 +104,7 @@ const void* Matmul::quantize(const float* x, int64_t rows, const WeightMatrix& w
   const int64_t count = rows * weights.in_features();
   const ActivationQuantization q =
       choose_activation_quantization(activation_range(x, count), activation_levels_);
-  auto* levels = static_cast<uint8_t*>(activation_buffer(static_cast<size_t>(count)));
+  auto* levels = static_cast<uint8_t*>(activation_buffer(rows, weights.in_features(), 1));
   quantize_activations(x, count, q, activation_levels_, levels);
   // y[o] = scale_x * scale_w[o] * sum_i (q[i] - zero_point) * w_s8[o][i] + b[o]
   //      = channel_scale[o] * (sum_i q[i] w_s8[o][i]) + b[o] - channel_scale[o] * zero_point *
@@ -119,7 +121,8 @@ const void* Matmul::quantize(const float* x, int64_t rows, const WeightMatrix& w
   return levels;
 }
 
-void* Matmul::activation_buffer(size_t bytes) {
+void* Matmul::activation_buffer(int64_t rows, int64_t in, size_t element_size) {
+  const size_t bytes = static_cast<size_t>((rows + kSlackRows) * in) * element_size;
   source_.reserve((bytes + sizeof(float) - 1) / sizeof(float));
   return source_.data();
 }
@@ -128,56 +131,68 @@ Matmul::Plan Matmul::plan(const Key& key, WeightMatrix& weights) {
   const int64_t rows = key.rows, in = weights.in_features(), out = weights.out_features();
   const memory::data_type f32 = memory::data_type::f32, source = source_type(key.dtype);
   const bool int8 = key.dtype == ComputeDtype::kInt8;
-  const bool convolution = use_convolution(key.dtype, rows);
-  const memory::desc src = convolution ? memory::desc({1, in, rows}, source, tag::acb)
-                                       : memory::desc({rows, in}, source, tag::ab);
-  const memory::desc dst = convolution ? memory::desc({1, out, rows}, f32, tag::acb)
-                                       : memory::desc({rows, out}, f32, tag::ab);
-  // One value per output channel, broadcast over the rows.
-  const memory::desc per_channel =
-      convolution ? memory::desc({1, out, 1}, f32, tag::abc) : memory::desc({1, out}, f32, tag::ab);
-  dnnl::post_ops post_ops;
-  if (int8) {
-    post_ops.append_binary(dnnl::algorithm::binary_mul, per_channel);
-    post_ops.append_binary(dnnl::algorithm::binary_add, per_channel);
-  }
-  if (key.epilogue != Epilogue::kNone) {
-    post_ops.append_eltwise(1.0f, algorithm_of(key.epilogue), 0.0f, 0.0f);
-  }
-  if (key.residual) post_ops.append_binary(dnnl::algorithm::binary_add, dst);
-  dnnl::primitive_attr attributes;
-  attributes.set_post_ops(post_ops);
   const dnnl::engine& engine = runtime_->engine;
   // int8 adds the bias with its dequantization offsets (oneDNN would add a primitive bias to the
   // s32 sums, before any scale).
   void* bias = int8 ? nullptr : const_cast<float*>(key.bias);  // oneDNN only reads it
+  // The post-ops, for a destination `dst` and per-channel operands `per_channel`.
+  auto attributes_for = [&](const memory::desc& dst, const memory::desc& per_channel) {
+    dnnl::post_ops post_ops;
+    if (int8) {
+      post_ops.append_binary(dnnl::algorithm::binary_mul, per_channel);
+      post_ops.append_binary(dnnl::algorithm::binary_add, per_channel);
+    }
+    if (key.epilogue != Epilogue::kNone) {
+      post_ops.append_eltwise(1.0f, algorithm_of(key.epilogue), 0.0f, 0.0f);
+    }
+    if (key.residual) post_ops.append_binary(dnnl::algorithm::binary_add, dst);
+    dnnl::primitive_attr attributes;
+    attributes.set_post_ops(post_ops);
+    return attributes;
+  };
 
   Plan plan;
   dnnl::primitive primitive;
   memory weight_memory;
-  memory::desc bias_desc;
-  if (convolution) {
+  memory::desc src, dst, per_channel, bias_desc;
+  bool chosen = false;
+  if (use_convolution(key.dtype, rows)) {
     using Convolution = dnnl::convolution_forward;
-    const memory::desc any_weights({out, in, 1}, weights.data_type(), tag::any);
+    src = memory::desc({1, in, rows}, source, tag::acb);
+    dst = memory::desc({1, out, rows}, f32, tag::acb);
+    per_channel = memory::desc({1, out, 1}, f32, tag::abc);  // broadcast over the rows
     bias_desc = memory::desc({out}, f32, tag::a);
+    const memory::desc any_weights({out, in, 1}, weights.data_type(), tag::any);
     const auto kind = dnnl::prop_kind::forward_inference;
     const auto direct = dnnl::algorithm::convolution_direct;
     const Convolution::desc description =
         bias ? Convolution::desc(kind, direct, src, any_weights, bias_desc, dst, {1}, {0}, {0})
              : Convolution::desc(kind, direct, src, any_weights, dst, {1}, {0}, {0});
-    const Convolution::primitive_desc pd(description, attributes, engine);
-    primitive = Convolution(pd);
-    plan.implementation = pd.impl_info_str();
-    weight_memory = weights.packed(pd.weights_desc());
-  } else {
+    Convolution::primitive_desc pd(description, attributes_for(dst, per_channel), engine);
+    // No acceptable convolution for this shape (e.g. int8 with an output count the kernels do
+    // not block): the matmul below.
+    if (choose_implementation(pd)) {
+      chosen = true;
+      primitive = Convolution(pd);
+      plan.implementation = pd.impl_info_str();
+      weight_memory = weights.packed(pd.weights_desc());
+    }
+  }
+  if (!chosen) {
+    src = memory::desc({rows, in}, source, tag::ab);
+    dst = memory::desc({rows, out}, f32, tag::ab);
+    per_channel = memory::desc({1, out}, f32, tag::ab);
+    bias_desc = memory::desc({1, out}, f32, tag::ab);
     // f32 reads torch's matrix in place; bf16 and int8 ask for the layout the kernel wants.
     const bool in_place = key.dtype == ComputeDtype::kF32;
     const memory::desc weight_desc({in, out}, weights.data_type(), in_place ? tag::ba : tag::any);
-    bias_desc = memory::desc({1, out}, f32, tag::ab);
     const dnnl::matmul::desc description =
         bias ? dnnl::matmul::desc(src, weight_desc, bias_desc, dst)
              : dnnl::matmul::desc(src, weight_desc, dst);
-    const dnnl::matmul::primitive_desc pd(description, attributes, engine);
+    dnnl::matmul::primitive_desc pd(description, attributes_for(dst, per_channel), engine);
+    require_implementation(pd, "a " + std::string(compute_dtype_name(key.dtype)) + " Linear " +
+                                   std::to_string(in) + " -> " + std::to_string(out) + " on " +
+                                   std::to_string(rows) + " rows");
     primitive = dnnl::matmul(pd);
     plan.implementation = pd.impl_info_str();
     weight_memory = in_place ? memory(weight_desc, engine, const_cast<void*>(weights.data()))

@@ -60,8 +60,11 @@ class Matmul {
   Plan plan(const Key& key, WeightMatrix& weights);
   const void* quantize(const float* x, int64_t rows, const WeightMatrix& weights, const float* bias,
                        Plan& plan);
-  // source_, with room for `bytes`.
-  void* activation_buffer(size_t bytes);
+  // source_, with room for `rows` + kSlackRows rows of `in` elements of `element_size` bytes.
+  // oneDNN's AMX kernels load whole tiles of 16 rows; the slack keeps a kernel that loads a
+  // partial block's tile in full inside memory of ours.
+  static constexpr int64_t kSlackRows = 16;
+  void* activation_buffer(int64_t rows, int64_t in, size_t element_size);
 
   Runtime* runtime_;
   int32_t activation_levels_;  // int8: u8 activations take [0, activation_levels_]
