@@ -1,6 +1,9 @@
 #include "engine/ops/attention.h"
 
+#include <string>
 #include <utility>
+
+#include "engine/ops/implementation.h"
 
 namespace tinyenc::ops {
 namespace {
@@ -28,33 +31,67 @@ void AttentionCore::scores(const View4& q, const View4& k, float scale, const fl
                       bias != nullptr,
                       bias ? bias_dims : std::array<int64_t, 4>{},
                       current_threads()};
-  BoundPrimitive& plan = scores_.get(key, [&] {
+  ScoresPlan& plan = scores_.get(key, [&] {
     const memory::desc dst({q.dims[0], q.dims[1], q.dims[2], k.dims[2]}, f32, tag::abcd);
     const memory::desc bias_desc({bias_dims[0], bias_dims[1], bias_dims[2], bias_dims[3]}, f32,
                                  tag::abcd);
-    dnnl::primitive_attr attributes;
-    attributes.set_output_scales(0, {scale});
-    if (bias) {
-      dnnl::post_ops post_ops;
-      post_ops.append_binary(dnnl::algorithm::binary_add, bias_desc);
-      attributes.set_post_ops(post_ops);
-    }
     const dnnl::engine& engine = runtime_->engine;
     const memory::desc q_desc = desc_of(key.q), k_desc = desc_of(key.k_transposed);
-    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(q_desc, k_desc, dst), attributes,
-                                          engine);
+    const dnnl::matmul::desc description(q_desc, k_desc, dst);
+    const std::string what = "attention scores for " + std::to_string(q.dims[2]) + " queries";
+    auto primitive_desc = [&](bool with_bias) {
+      dnnl::primitive_attr attributes;
+      attributes.set_output_scales(0, {scale});
+      if (with_bias) {
+        dnnl::post_ops post_ops;
+        post_ops.append_binary(dnnl::algorithm::binary_add, bias_desc);
+        attributes.set_post_ops(post_ops);
+      }
+      return dnnl::matmul::primitive_desc(description, attributes, engine);
+    };
+    ScoresPlan made;
+    dnnl::matmul::primitive_desc pd = primitive_desc(bias != nullptr);
+    if (!choose_implementation(pd)) {
+      if (!bias) no_implementation(what, primitive_desc(false).impl_info_str());
+      pd = primitive_desc(false);
+      require_implementation(pd, what);
+      made.bias_after = true;
+    }
     std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(q_desc, engine, nullptr)},
                                          {DNNL_ARG_WEIGHTS, memory(k_desc, engine, nullptr)},
                                          {DNNL_ARG_DST, memory(dst, engine, nullptr)}};
-    if (bias) {
+    if (bias && !made.bias_after) {
       args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1,
                    memory(bias_desc, engine, nullptr));
     }
-    return BoundPrimitive(dnnl::matmul(pd), std::move(args));
+    made.primitive = BoundPrimitive(dnnl::matmul(pd), std::move(args));
+    return made;
   });
-  plan.bind(DNNL_ARG_SRC, q.data).bind(DNNL_ARG_WEIGHTS, k.data).bind(DNNL_ARG_DST, scores);
-  if (bias) plan.bind(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, bias);
-  plan.execute(runtime_->stream);
+  plan.primitive.bind(DNNL_ARG_SRC, q.data).bind(DNNL_ARG_WEIGHTS, k.data);
+  plan.primitive.bind(DNNL_ARG_DST, scores);
+  if (bias && !plan.bias_after) {
+    plan.primitive.bind(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, bias);
+  }
+  plan.primitive.execute(runtime_->stream);
+  if (bias && plan.bias_after) {
+    const std::array<int64_t, 4> dims{q.dims[0], q.dims[1], q.dims[2], k.dims[2]};
+    // The bias's strides, 0 along a broadcast axis.
+    std::array<int64_t, 4> strides{};
+    int64_t stride = 1;
+    for (int axis = 3; axis >= 0; --axis) {
+      strides[axis] = bias_dims[axis] == 1 ? 0 : stride;
+      stride *= bias_dims[axis];
+    }
+    float* out = scores;
+    for (int64_t b = 0; b < dims[0]; ++b) {
+      for (int64_t h = 0; h < dims[1]; ++h) {
+        for (int64_t i = 0; i < dims[2]; ++i) {
+          const float* row = bias + b * strides[0] + h * strides[1] + i * strides[2];
+          for (int64_t j = 0; j < dims[3]; ++j) *out++ += row[j * strides[3]];
+        }
+      }
+    }
+  }
 }
 
 void AttentionCore::context(const float* probabilities, const View4& v, const View4& out) {
@@ -63,7 +100,8 @@ void AttentionCore::context(const float* probabilities, const View4& v, const Vi
     const memory::desc src({v.dims[0], v.dims[1], out.dims[2], v.dims[2]}, f32, tag::abcd);
     const memory::desc v_desc = desc_of(key.v), out_desc = desc_of(key.out);
     const dnnl::engine& engine = runtime_->engine;
-    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src, v_desc, out_desc), engine);
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src, v_desc, out_desc), engine);
+    require_implementation(pd, "attention context for " + std::to_string(out.dims[2]) + " queries");
     std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(src, engine, nullptr)},
                                          {DNNL_ARG_WEIGHTS, memory(v_desc, engine, nullptr)},
                                          {DNNL_ARG_DST, memory(out_desc, engine, nullptr)}};

@@ -35,6 +35,12 @@ class AttentionCore {
     int threads;
     auto operator<=>(const ScoresKey&) const = default;
   };
+  // Where oneDNN has no kernel for a bias's broadcast as a post-op (only its reference one), the
+  // matmul runs without it and the bias is added after, in one pass over the scores.
+  struct ScoresPlan {
+    BoundPrimitive primitive;
+    bool bias_after = false;
+  };
   struct ContextKey {
     ViewShape v, out;
     int64_t queries;
@@ -43,7 +49,7 @@ class AttentionCore {
   };
 
   Runtime* runtime_;
-  PrimitiveCache<ScoresKey> scores_;
+  PrimitiveCache<ScoresKey, ScoresPlan> scores_;
   PrimitiveCache<ContextKey> context_;
 };
 
