@@ -20,6 +20,7 @@
 #include "engine/layers/linear.h"
 #include "engine/ops/quantize.h"
 #include "engine/ops/weight_matrix.h"
+#include "tests/engine/linear_reference.h"
 
 namespace tinyenc {
 namespace {
@@ -242,22 +243,6 @@ TEST(Int8Saturation, LinearAtFullScale) {
 
 // ---- Linear in each dtype against double precision --------------------------------------------
 
-double apply(Epilogue epilogue, double v) {
-  switch (epilogue) {
-    case Epilogue::kGeluErf:
-      return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
-    case Epilogue::kGeluTanh:
-      return 0.5 * v * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v)));
-    case Epilogue::kRelu:
-      return std::max(v, 0.0);
-    case Epilogue::kTanh:
-      return std::tanh(v);
-    case Epilogue::kNone:
-      break;
-  }
-  return v;
-}
-
 struct LinearCase {
   int64_t rows;
   Epilogue epilogue;
@@ -265,35 +250,20 @@ struct LinearCase {
   bool residual;
 };
 
-// Runs `dtype`'s Linear and checks every element against the double reference within
-// bound(row, o) (the pre-activation error bound) times the epilogue's Lipschitz constant 1.13
-// (GELU's; 1 for ReLU and tanh), plus float rounding of the f32 parts.
-template <class Bound>
+// Runs `dtype`'s Linear and checks every element against the double reference within the
+// dtype's bound (linear_reference.h).
 void check_linear(ComputeDtype dtype, const LinearCase& c, int64_t in, int64_t out,
-                  const std::vector<float>& w, const std::vector<float>& x, Bound&& bound) {
+                  const std::vector<float>& w, const std::vector<float>& x) {
   Runtime runtime;
   const std::vector<float> bias = normal_values(out, 0.5f, 11);
   const std::vector<float> residual = normal_values(c.rows * out, 1.0f, 12);
-  Linear linear(runtime, LinearSource::of_f32(w.data(), out, in), c.bias ? bias.data() : nullptr,
-                dtype);
+  const float* b = c.bias ? bias.data() : nullptr;
+  Linear linear(runtime, LinearSource::of_f32(w.data(), out, in), b, dtype);
   std::vector<float> y(static_cast<size_t>(c.rows * out));
-  linear(x.data(), c.rows, y.data(), c.epilogue, c.residual ? residual.data() : nullptr);
-  for (int64_t r = 0; r < c.rows; ++r) {
-    for (int64_t o = 0; o < out; ++o) {
-      double sum = c.bias ? bias[o] : 0.0, magnitude = 0.0;
-      for (int64_t i = 0; i < in; ++i) {
-        sum += double(x[r * in + i]) * w[o * in + i];
-        magnitude += std::fabs(double(x[r * in + i]) * w[o * in + i]);
-      }
-      double expected = apply(c.epilogue, sum);
-      if (c.residual) expected += residual[r * out + o];
-      const double allowed = 1.13 * (bound(r, o) + 1e-5 * magnitude) + 1e-5;
-      const double actual = y[r * out + o];
-      ASSERT_LE(std::fabs(actual - expected), allowed)
-          << compute_dtype_name(dtype) << " rows " << c.rows << " epilogue "
-          << static_cast<int>(c.epilogue) << " at [" << r << ", " << o << "]";
-    }
-  }
+  const float* r = c.residual ? residual.data() : nullptr;
+  linear(x.data(), c.rows, y.data(), c.epilogue, r);
+  const testing::LinearReference reference(x.data(), w.data(), b, c.rows, in, out);
+  ASSERT_EQ(reference.mismatch(dtype, c.rows, c.epilogue, r, y.data()), "");
 }
 
 std::vector<LinearCase> linear_cases() {
@@ -314,51 +284,26 @@ constexpr int64_t kIn = 96, kOut = 40;
 TEST(LinearDtype, F32MatchesDouble) {
   const std::vector<float> w = normal_values(kOut * kIn, 0.1f, 1);
   for (const LinearCase& c : linear_cases()) {
-    const std::vector<float> x = normal_values(c.rows * kIn, 1.0f, 2);
-    check_linear(ComputeDtype::kF32, c, kIn, kOut, w, x, [](int64_t, int64_t) { return 0.0; });
+    check_linear(ComputeDtype::kF32, c, kIn, kOut, w, normal_values(c.rows * kIn, 1.0f, 2));
   }
 }
 
-// Each product x_i w_i picks up at most 2^-8 relative error per rounded operand.
 TEST(LinearDtype, Bf16WithinOperandRounding) {
   SKIP_UNLESS_SUPPORTED(ComputeDtype::kBF16);
   const std::vector<float> w = normal_values(kOut * kIn, 0.1f, 1);
   for (const LinearCase& c : linear_cases()) {
-    const std::vector<float> x = normal_values(c.rows * kIn, 1.0f, 2);
-    check_linear(ComputeDtype::kBF16, c, kIn, kOut, w, x, [&](int64_t r, int64_t o) {
-      double magnitude = 0.0;
-      for (int64_t i = 0; i < kIn; ++i)
-        magnitude += std::fabs(double(x[r * kIn + i]) * w[o * kIn + i]);
-      return (0x1p-8 + 0x1p-8 + 0x1p-16) * magnitude;
-    });
+    check_linear(ComputeDtype::kBF16, c, kIn, kOut, w, normal_values(c.rows * kIn, 1.0f, 2));
   }
 }
 
-// |sum x^ w^ - x w| <= sum (|x_i| dw + |w_i| dx + dx dw), with dx half the activation step
-// (one scale for the whole input) and dw half the output channel's weight step.
 TEST(LinearDtype, Int8WithinQuantizationSteps) {
   SKIP_UNLESS_SUPPORTED(ComputeDtype::kInt8);
-  const int32_t levels = activation_levels();
   std::vector<float> w = normal_values(kOut * kIn, 0.1f, 1);
   std::fill(w.begin(), w.begin() + kIn, 0.0f);  // an all-zero output channel
   for (const LinearCase& c : linear_cases()) {
     std::vector<float> x = normal_values(c.rows * kIn, 1.0f, 2);
     std::fill(x.begin(), x.begin() + kIn, 0.0f);  // a row of zero activations
-    double low = 0.0, high = 0.0;
-    for (float v : x) low = std::min(low, double(v)), high = std::max(high, double(v));
-    const double dx = 0.5 * (high - low) / levels;
-    check_linear(ComputeDtype::kInt8, c, kIn, kOut, w, x, [&](int64_t r, int64_t o) {
-      double largest = 0.0;
-      for (int64_t i = 0; i < kIn; ++i)
-        largest = std::max(largest, std::fabs(double(w[o * kIn + i])));
-      const double dw = 0.5 * largest / 127.0;
-      double bound = 0.0;
-      for (int64_t i = 0; i < kIn; ++i) {
-        bound += std::fabs(double(x[r * kIn + i])) * dw + std::fabs(double(w[o * kIn + i])) * dx +
-                 dx * dw;
-      }
-      return bound * (1 + 1e-4);
-    });
+    check_linear(ComputeDtype::kInt8, c, kIn, kOut, w, x);
   }
 }
 
