@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/dtype.h"
+#include "engine/ops/quantize.h"
 #include "engine/ops/runtime.h"
 #include "engine/ops/weight_matrix.h"
 #include "models/convert_model.h"
@@ -188,10 +189,23 @@ TEST_F(ConvertTest, ConvertedFolderLoadsAsConvertingAtLoad) {
     EXPECT_EQ(std::memcmp(folder.weights.position_embeddings, at_load.weights.position_embeddings,
                           4 * dims_.max_positions * d),
               0);
-    // And the embeddings are the rounded ones, not the originals.
-    EXPECT_NE(std::memcmp(folder.weights.token_embeddings,
-                          load_model(input()).weights.token_embeddings, 4 * dims_.vocab * d),
-              0);
+    // And the embeddings are the originals rounded as the dtype stores them: s8 per row with
+    // its scale, or bf16 (the synthetic table's i / 1024 values are bf16 numbers already).
+    const LoadedModel original = load_model(input(), "f32");
+    const int64_t vocab = dims_.vocab;
+    std::vector<float> rounded(static_cast<size_t>(vocab * d));
+    if (dtype == ComputeDtype::kInt8) {
+      std::vector<int8_t> q(rounded.size());
+      std::vector<float> scales(static_cast<size_t>(vocab));
+      quantize_weights_s8(original.weights.token_embeddings, vocab, d, q.data(), scales.data());
+      for (size_t i = 0; i < rounded.size(); ++i) rounded[i] = q[i] * scales[i / size_t(d)];
+    } else {
+      for (size_t i = 0; i < rounded.size(); ++i) {
+        rounded[i] = f32_from_bf16(bf16_from_f32(original.weights.token_embeddings[i]));
+      }
+    }
+    EXPECT_EQ(std::memcmp(folder.weights.token_embeddings, rounded.data(), 4 * rounded.size()), 0)
+        << name;
   }
 }
 
