@@ -14,16 +14,22 @@
 // order-alibi, 4.1e-2 on order-relative and 4.0e-2 on order-learned.
 //
 // Except order-none, the order-blind baseline: it cannot tell a swapped pair apart, so it splits
-// its belief between the two people, and some of its 410 sentences have their top two logits
-// close together. Any rounding flips some of those: PyTorch's own quantize_dynamic keeps
-// float32's label on 398 of its 410 sentences (97.1 %) and its bf16 autocast on 403. There the
-// label gate is PyTorch's count (tests/golden/dtype/references.json,
-// tools/golden/dtype_references.py); the accuracy gate is the same for every model.
+// its belief between the two people, and many of its 410 sentences have their top two logits
+// closer together than any int8 rounding moves them (PyTorch's quantize_dynamic moves a logit by
+// up to 0.14 there). Which of those flip is a coin toss between two correct int8 implementations:
+// PyTorch keeps float32's label on 398, tinyenc on 396 to 400 depending on the CPU's kernels. So
+// for every model the gate is on the logits themselves, per sentence d = max |logit -
+// logit_f32|: its mean over the sentences at most 1.5x PyTorch's for the same dtype (the rounding
+// spread of dtype_accuracy_test.cc; the mean, because the largest d of 410 moves by more than
+// that between two int8 implementations of the same resolution), and no sentence whose float32
+// top-two margin exceeds twice 1.5x PyTorch's largest d changes its label. The share-of-labels
+// gate stays for the other five.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -138,9 +144,39 @@ EncoderOutput check_labels(const std::string& name, ComputeDtype dtype, double s
   ::testing::Test::RecordProperty("same_label", same_text.str());
   ::testing::Test::RecordProperty("accuracy", accuracy_text.str());
 
-  if (name == "order-none") {
-    EXPECT_GE(same, pytorch_same) << name << ": fewer labels kept than PyTorch's " << dtype_name;
-  } else {
+  // The logits: per sentence, d = max |logit - logit_f32| over the labels. Its mean over the
+  // sentences is at most the rounding spread times PyTorch's; and no sentence whose float32
+  // top-two margin exceeds twice the spread times PyTorch's largest d changes its label.
+  const int64_t labels_count = config.num_labels;
+  double mean_logits = 0.0, max_logits = 0.0;
+  for (int b = 0; b < sentences; ++b) {
+    double d = 0.0;
+    for (int64_t l = 0; l < labels_count; ++l) {
+      const size_t i = static_cast<size_t>(b * labels_count + l);
+      d = std::max(d, std::fabs(double(output.logits[i]) - order.f32.logits[i]));
+    }
+    mean_logits += d / sentences, max_logits = std::max(max_logits, d);
+  }
+  const double pytorch_mean = pytorch.at("mean_abs_logits").get<double>();
+  const double pytorch_max = pytorch.at("max_abs_logits").get<double>();
+  EXPECT_LE(mean_logits, kRoundingSpread * pytorch_mean)
+      << name << " " << dtype_name << ": mean max |logit - logit_f32|";
+  const double clear_margin = 2 * kRoundingSpread * pytorch_max;
+  int clear = 0;
+  for (int b = 0; b < sentences; ++b) {
+    std::vector<float> row(order.f32.logits.begin() + b * labels_count,
+                           order.f32.logits.begin() + (b + 1) * labels_count);
+    std::partial_sort(row.begin(), row.begin() + 2, row.end(), std::greater<>());
+    if (row[0] - row[1] <= clear_margin) continue;
+    ++clear;
+    EXPECT_EQ(labels[b], order.f32_labels[b])
+        << name << " " << dtype_name << " sentence " << b << ": float32 margin " << row[0] - row[1];
+  }
+  std::cout << "[ dtype ] " << name << " " << dtype_name << ": |logit - logit_f32| mean "
+            << mean_logits << " (PyTorch " << pytorch_mean << "), max " << max_logits
+            << " (PyTorch " << pytorch_max << "); " << clear
+            << " sentences with a float32 margin over " << clear_margin << "\n";
+  if (name != "order-none") {
     EXPECT_GE(same, static_cast<int>(std::ceil(same_share * sentences))) << name;
   }
   EXPECT_LE(accuracy_f32 - accuracy, kMaxAccuracyDropPoints) << name;

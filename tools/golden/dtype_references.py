@@ -288,7 +288,9 @@ def golden_sequences(folder):
 
 
 def order_agreement(folder):
-    """PyTorch's int8 (per channel) and bf16 labels on the held-out goldens, against float32's."""
+    """PyTorch's int8 (per channel) and bf16 labels on the held-out goldens, against float32's,
+    and how far each variant moves the logits: max |logit - logit_f32| per sentence, its largest
+    and its mean over the sentences."""
     config, model = load_folder(folder)
     golden = json.loads((folder / "heldout_golden.json").read_text())
     variants = {"int8_per_channel": (quantized(model, True), False),
@@ -296,7 +298,8 @@ def order_agreement(folder):
                 "bf16_autocast": (model, True),
                 "bf16_matmuls": (bf16_matmuls(model), False)}
     counts = {name: {"same_label": 0, "correct": 0, "max_one_minus_cosine": 0.0,
-                     "max_abs_hidden": 0.0} for name in variants}
+                     "max_abs_hidden": 0.0, "max_abs_logits": 0.0, "mean_abs_logits": 0.0}
+              for name in variants}
     correct_f32 = 0
     for sentence in golden["sentences"]:
         sequence = {"ids": sentence["ids"]}
@@ -312,6 +315,9 @@ def order_agreement(folder):
             for key in ("one_minus_cosine", "max_abs_hidden"):
                 worst = "max_" + key if key == "one_minus_cosine" else key
                 counts[name][worst] = max(counts[name][worst], distance[key])
+            logits = float((output[2].float() - reference[2]).abs().max())
+            counts[name]["max_abs_logits"] = max(counts[name]["max_abs_logits"], logits)
+            counts[name]["mean_abs_logits"] += logits / len(golden["sentences"])
     return {"sentences": len(golden["sentences"]), "correct_f32": correct_f32, **counts}
 
 
