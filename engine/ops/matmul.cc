@@ -82,8 +82,12 @@ Matmul::Matmul(Runtime& runtime) : runtime_(&runtime), activation_levels_(activa
 
 void Matmul::operator()(const float* x, int64_t rows, WeightMatrix& weights, const float* bias,
                         float* y, Epilogue epilogue, const float* residual) {
-  const Key key{&weights,         weights.dtype(), bias, rows, epilogue, residual != nullptr,
-                current_threads()};
+  if (weights.dtype() == ComputeDtype::kInt8 && rows <= kFineRows) {
+    fine_int8(x, rows, weights, bias, y, epilogue, residual);
+    return;
+  }
+  const Key key{&weights, weights.dtype(),     bias,  rows,
+                epilogue, residual != nullptr, false, current_threads()};
   Plan& plan = plans_.get(key, [&] { return this->plan(key, weights); });
   const void* source = x;
   if (key.dtype == ComputeDtype::kBF16) {
@@ -121,6 +125,71 @@ const void* Matmul::quantize(const float* x, int64_t rows, const WeightMatrix& w
   return levels;
 }
 
+void Matmul::fine_int8(const float* x, int64_t rows, WeightMatrix& weights, const float* bias,
+                       float* y, Epilogue epilogue, const float* residual) {
+  const int64_t in = weights.in_features(), out = weights.out_features(), count = rows * in;
+  const Key key{&weights, ComputeDtype::kInt8, nullptr, 2 * rows, Epilogue::kNone, false,
+                true,     current_threads()};
+  Plan& plan = plans_.get(key, [&] { return this->plan(key, weights); });
+  // x ~= coarse.scale (q - coarse.zero_point) + fine.scale (q' - fine.zero_point): q' quantizes
+  // what q leaves, at most half of q's step, so the pair carries about twice the bits.
+  auto* levels = static_cast<uint8_t*>(activation_buffer(2 * rows, in, 1));
+  const ActivationQuantization coarse =
+      choose_activation_quantization(activation_range(x, count), activation_levels_);
+  quantize_activations(x, count, coarse, activation_levels_, levels);
+  remainders_.reserve(static_cast<size_t>(count));
+  float* remainder = remainders_.data();
+  for (int64_t i = 0; i < count; ++i) {
+    remainder[i] = x[i] - coarse.scale * static_cast<float>(levels[i] - coarse.zero_point);
+  }
+  const ActivationQuantization fine =
+      choose_activation_quantization(activation_range(remainder, count), activation_levels_);
+  quantize_activations(remainder, count, fine, activation_levels_, levels + count);
+
+  sums_.reserve(static_cast<size_t>(2 * rows * out));
+  auto* sums = reinterpret_cast<int32_t*>(sums_.data());
+  plan.primitive.bind(DNNL_ARG_SRC, levels).bind(DNNL_ARG_DST, sums);
+  plan.primitive.execute(runtime_->stream);
+  implementation_ = &plan.implementation;
+
+  // y = scale_w[o] (coarse.scale (S - z rowsum[o]) + fine.scale (S' - z' rowsum[o])) + b[o], the
+  // differences exact in 64 bits.
+  const float* weight_scales = weights.scales();
+  const int32_t* row_sums = weights.row_sums();
+  for (int64_t r = 0; r < rows; ++r) {
+    const int32_t* coarse_sums = sums + r * out;
+    const int32_t* fine_sums = sums + (rows + r) * out;
+    float* y_row = y + r * out;
+    for (int64_t o = 0; o < out; ++o) {
+      const int64_t coarse_part =
+          int64_t{coarse_sums[o]} - int64_t{coarse.zero_point} * row_sums[o];
+      const int64_t fine_part = int64_t{fine_sums[o]} - int64_t{fine.zero_point} * row_sums[o];
+      const double value = double(weight_scales[o]) * (double(coarse.scale) * double(coarse_part) +
+                                                       double(fine.scale) * double(fine_part));
+      y_row[o] = static_cast<float>(value + (bias ? bias[o] : 0.0));
+    }
+  }
+  if (epilogue != Epilogue::kNone) {
+    BoundPrimitive& activation =
+        activations_.get(ActivationKey{rows * out, epilogue, current_threads()}, [&] {
+          const memory::desc data({rows * out}, memory::data_type::f32, tag::a);
+          dnnl::eltwise_forward::primitive_desc pd(
+              dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference,
+                                          algorithm_of(epilogue), data, 0.0f, 0.0f),
+              runtime_->engine);
+          require_implementation(pd, "an activation over " + std::to_string(rows * out));
+          const dnnl::engine& engine = runtime_->engine;
+          return BoundPrimitive(dnnl::eltwise_forward(pd),
+                                {{DNNL_ARG_SRC, memory(data, engine, nullptr)},
+                                 {DNNL_ARG_DST, memory(data, engine, nullptr)}});
+        });
+    activation.bind(DNNL_ARG_SRC, y).bind(DNNL_ARG_DST, y).execute(runtime_->stream);
+  }
+  if (residual) {
+    for (int64_t i = 0; i < rows * out; ++i) y[i] += residual[i];
+  }
+}
+
 void* Matmul::activation_buffer(int64_t rows, int64_t in, size_t element_size) {
   const size_t bytes = static_cast<size_t>((rows + kSlackRows) * in) * element_size;
   source_.reserve((bytes + sizeof(float) - 1) / sizeof(float));
@@ -130,11 +199,13 @@ void* Matmul::activation_buffer(int64_t rows, int64_t in, size_t element_size) {
 Matmul::Plan Matmul::plan(const Key& key, WeightMatrix& weights) {
   const int64_t rows = key.rows, in = weights.in_features(), out = weights.out_features();
   const memory::data_type f32 = memory::data_type::f32, source = source_type(key.dtype);
-  const bool int8 = key.dtype == ComputeDtype::kInt8;
+  // int8's raw sums (fine_int8) have no dequantization, bias or post-op: s32 as accumulated.
+  const bool int8 = key.dtype == ComputeDtype::kInt8 && !key.raw;
+  const memory::data_type sums = key.raw ? memory::data_type::s32 : f32;
   const dnnl::engine& engine = runtime_->engine;
   // int8 adds the bias with its dequantization offsets (oneDNN would add a primitive bias to the
   // s32 sums, before any scale).
-  void* bias = int8 ? nullptr : const_cast<float*>(key.bias);  // oneDNN only reads it
+  void* bias = key.dtype == ComputeDtype::kInt8 ? nullptr : const_cast<float*>(key.bias);
   // The post-ops, for a destination `dst` and per-channel operands `per_channel`.
   auto attributes_for = [&](const memory::desc& dst, const memory::desc& per_channel) {
     dnnl::post_ops post_ops;
@@ -159,7 +230,7 @@ Matmul::Plan Matmul::plan(const Key& key, WeightMatrix& weights) {
   if (use_convolution(key.dtype, rows)) {
     using Convolution = dnnl::convolution_forward;
     src = memory::desc({1, in, rows}, source, tag::acb);
-    dst = memory::desc({1, out, rows}, f32, tag::acb);
+    dst = memory::desc({1, out, rows}, sums, tag::acb);
     per_channel = memory::desc({1, out, 1}, f32, tag::abc);  // broadcast over the rows
     bias_desc = memory::desc({out}, f32, tag::a);
     const memory::desc any_weights({out, in, 1}, weights.data_type(), tag::any);
@@ -180,7 +251,7 @@ Matmul::Plan Matmul::plan(const Key& key, WeightMatrix& weights) {
   }
   if (!chosen) {
     src = memory::desc({rows, in}, source, tag::ab);
-    dst = memory::desc({rows, out}, f32, tag::ab);
+    dst = memory::desc({rows, out}, sums, tag::ab);
     per_channel = memory::desc({1, out}, f32, tag::ab);
     bias_desc = memory::desc({1, out}, f32, tag::ab);
     // f32 reads torch's matrix in place; bf16 and int8 ask for the layout the kernel wants.
