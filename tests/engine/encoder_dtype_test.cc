@@ -109,6 +109,37 @@ TEST_P(EncoderDtype, Bf16PooledCosineAndHiddenError) {
 
 INSTANTIATE_TEST_SUITE_P(Presets, EncoderDtype, ::testing::Values("tiny", "mini", "small"));
 
+// Inputs of 1 to 3 tokens, each alone: one token's activations set the whole input's
+// quantization scale, so int8 quantizes them twice (ops::Matmul::fine_int8). The same 0.999 gate,
+// on every preset, the 12-layer base among them, over 8 inputs per length (3 on base, whose
+// weights take most of the test's time to make).
+TEST(EncoderDtypeShort, Int8PooledCosineAtLeast0999OnOneToThreeTokens) {
+  if (const std::string reason = dtype_unsupported_reason(ComputeDtype::kInt8); !reason.empty()) {
+    GTEST_SKIP() << reason;
+  }
+  for (const char* preset : {"tiny", "mini", "small", "base"}) {
+    EncoderConfig config = *preset_config(preset);
+    const EncoderWeights weights = random_encoder_weights(config, 42);
+    Encoder f32(config, weights);
+    config.dtype = ComputeDtype::kInt8;
+    Encoder int8(config, weights);
+    std::mt19937 random(11);
+    std::uniform_int_distribution<int32_t> token(1000, 29000);
+    for (int32_t length : {1, 2, 3}) {
+      double worst = 1.0;
+      for (int input = 0; input < (config.layers > 4 ? 3 : 8); ++input) {
+        std::vector<int32_t> ids(static_cast<size_t>(length));
+        for (int32_t& id : ids) id = token(random);
+        const EncoderInput one{1, length, ids.data(), &length, nullptr};
+        const EncoderOutput a = f32.forward(one), b = int8.forward(one);
+        worst = std::min(worst, cosine(a.pooled.data(), b.pooled.data(), config.d_model));
+      }
+      EXPECT_GE(worst, 0.999) << preset << ", " << length << " tokens";
+      std::printf("[ int8     ] %s, %d tokens: worst pooled cosine %.6f\n", preset, length, worst);
+    }
+  }
+}
+
 // A dtype this CPU cannot run is an error naming the missing feature, never an emulation.
 TEST(EncoderDtypeSupport, UnsupportedDtypeIsRefusedByName) {
   for (ComputeDtype dtype : {ComputeDtype::kF32, ComputeDtype::kBF16, ComputeDtype::kInt8}) {
