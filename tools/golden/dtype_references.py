@@ -57,7 +57,7 @@ ORDER_MODELS = ["order-none", "order-sinusoidal", "order-learned", "order-rope",
                 "order-relative"]
 
 SMALL_SEED = 512
-SMALL_LENGTHS = (16, 48, 128)
+SMALL_LENGTHS = (16, 48, 128, 1, 2, 3)  # the short ones last: the others keep their ids
 
 
 # --- the formula weights ---------------------------------------------------------------------
