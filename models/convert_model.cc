@@ -271,8 +271,20 @@ ConversionSummary convert_model(const fs::path& input, const fs::path& output_as
   struct stat input_status;
   if (::stat(input.c_str(), &input_status) == 0)
     ancestors.push_back({input_status.st_dev, input_status.st_ino});
-  copy_entries(input, staging.path(), true, ancestors, summary.not_copied);
-  write_safetensors(staging.path() / "model.safetensors", std::move(tensors), metadata);
+  try {
+    copy_entries(input, staging.path(), true, ancestors, summary.not_copied);
+    write_safetensors(staging.path() / "model.safetensors", std::move(tensors), metadata);
+  } catch (const fs::filesystem_error&) {
+    throw;  // names the input it could not read
+  } catch (const std::runtime_error& e) {
+    // A write error (a full disk) names the file as it will be called, not the staging folder.
+    std::string message = e.what();
+    const std::string staging_path = staging.path().string();
+    if (message.starts_with(staging_path)) {
+      message = output.string() + message.substr(staging_path.size());
+    }
+    throw std::runtime_error(message);
+  }
   summary.input_bytes = fs::file_size(weights_path);
   summary.output_bytes = fs::file_size(staging.path() / "model.safetensors");
   staging.commit();

@@ -130,5 +130,22 @@ TEST(FullDiskTest, StreamedOutputOnFullTmpfsKeepsTheOldFile) {
   }
 }
 
+// A convert onto a full disk fails naming what it writes, not the input it reads, and leaves no
+// staging folder.
+TEST(FullDiskTest, ConvertOnFullTmpfsNamesTheOutput) {
+  ProgramResult result;
+  std::string kept;
+  if (!on_full_tmpfs("keep.txt", "\"$B\" convert -m " + model() + " --dtype int8 -o \"$T\"/cv",
+                     result, kept)) {
+    GTEST_SKIP() << "no private mount namespace here (unshare -rm refused): " << result.err;
+  }
+  EXPECT_NE(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.err.find("tinyenc: error: "), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("tinyenc-full-disk-mount/cv/"), std::string::npos) << result.err;
+  EXPECT_EQ(result.err.find("order-rope/"), std::string::npos) << result.err;
+  EXPECT_EQ(result.err.find("tinyenc-tmp"), std::string::npos) << result.err;
+  EXPECT_EQ(kept, "keep");
+}
+
 }  // namespace
 }  // namespace tinyenc
