@@ -98,6 +98,28 @@ TEST(CliRefusals, LineOverTheLimitIsRefused) {
   fs::remove_all(dir);
 }
 
+// A 64 MiB line of 'a a a ...' once took more than 15 GB to be tokenized whole before it was
+// refused; only a prefix is tokenized now, so the refusal fits in a few times the line's bytes.
+TEST(CliRefusals, LongLineIsRefusedInBoundedMemory) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer reserves more address space than the limit this test sets";
+#endif
+  const fs::path dir = scratch("memory");
+  const fs::path file = dir / "line.txt";
+  {
+    std::ofstream out(file, std::ios::binary);
+    for (int i = 0; i < (16 << 20); ++i) out << "a ";
+    out << "\n";
+  }
+  // 2 GiB of address space: the program's libraries and threads take some hundreds of MB.
+  const ProgramResult result = testing::run_program(
+      "sh", "-c " + shell_quote("ulimit -v 2097152; " + std::string(TINYENC_BINARY) +
+                                " run --threads 1 -m " + model() + " -i " + shell_quote(file)));
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  EXPECT_NE(result.err.find("longer than the model's 64 tokens"), std::string::npos) << result.err;
+  fs::remove_all(dir);
+}
+
 TEST(CliRefusals, InfoSaysNormalizeL2Normalizes) {
   const fs::path dir = scratch("sentence_transformers");
   fs::create_directories(dir / "1_Pooling");
