@@ -1,6 +1,11 @@
 #include "models/convert_model.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 
 #include <cstring>
 #include <map>
@@ -14,6 +19,7 @@
 #include "models/pipeline.h"
 #include "models/safetensors.h"
 #include "models/safetensors_writer.h"
+#include "models/temporaries.h"
 #include "tokenizer/regular_file.h"
 
 namespace tinyenc {
@@ -21,20 +27,27 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The hidden folder the output is assembled in; removed unless it was renamed into place.
+// The hidden folder the output is assembled in, ".<name>.tinyenc-tmp.<pid>" beside it; removed
+// unless it was renamed into place, on a terminating signal too (models/temporaries.h).
 class StagingFolder {
  public:
-  explicit StagingFolder(const fs::path& output) {
+  explicit StagingFolder(const fs::path& output) : output_(output) {
+    const fs::path parent = output.parent_path().empty() ? fs::path(".") : output.parent_path();
     // Appended piecewise: GCC 12 misreports "literal" + std::string&& (-Wrestrict, bug 105329).
-    std::string name = ".";
-    name += output.filename().string();
-    name += ".tinyenc-tmp.";
-    name += std::to_string(::getpid());
-    path_ = output.parent_path() / name;
+    std::string prefix = ".";
+    prefix += output.filename().string();
+    prefix += ".tinyenc-tmp.";
+    remove_dead_leftovers(parent, prefix);
+    path_ = parent / (prefix + std::to_string(::getpid()));
     std::error_code error;
     fs::remove_all(path_, error);
-    if (!fs::create_directory(path_, error)) {
-      throw std::invalid_argument(path_.string() + ": cannot create: " + error.message());
+    // Registered before it exists, so that no signal can come between and leave it behind.
+    slot_ = register_temporary(path_);
+    if (::mkdir(path_.c_str(), 0777) != 0) {
+      const int reason = errno;
+      release_temporary(slot_);
+      throw std::invalid_argument(output.string() + ": cannot create it in folder " +
+                                  parent.string() + " (" + std::strerror(reason) + ")");
     }
   }
   ~StagingFolder() {
@@ -42,20 +55,25 @@ class StagingFolder {
       std::error_code error;
       fs::remove_all(path_, error);
     }
+    release_temporary(slot_);
   }
   StagingFolder(const StagingFolder&) = delete;
   StagingFolder& operator=(const StagingFolder&) = delete;
 
   const fs::path& path() const { return path_; }
-  void commit(const fs::path& output) {
+  void commit() {
     std::error_code error;
-    fs::rename(path_, output, error);  // replaces an empty folder, as rename(2) does
-    if (error) throw std::runtime_error(output.string() + ": cannot create: " + error.message());
+    fs::rename(path_, output_, error);  // replaces an empty folder, as rename(2) does
+    if (error) throw std::runtime_error(output_.string() + ": cannot create: " + error.message());
     committed_ = true;
+    release_temporary(slot_);
+    slot_ = -1;
   }
 
  private:
+  fs::path output_;
   fs::path path_;
+  int slot_ = -1;
   bool committed_ = false;
 };
 
@@ -63,8 +81,25 @@ std::span<const std::byte> bytes_of(const void* data, size_t size) {
   return {static_cast<const std::byte*>(data), size};
 }
 
+// `-o o/new/` (a trailing slash, as shell completion writes it) names the folder o/new.
+fs::path without_trailing_slashes(const fs::path& output) {
+  std::string text = output.string();
+  while (text.size() > 1 && text.back() == '/') text.pop_back();
+  return text;
+}
+
 void check_output(const fs::path& input, const fs::path& output) {
+  if (output.empty()) {
+    throw std::invalid_argument("-o: an empty folder name; give a new folder for the model");
+  }
   std::error_code error;
+  struct stat link_status;
+  if (::lstat(output.c_str(), &link_status) == 0 && S_ISLNK(link_status.st_mode)) {
+    // The rename at the end would replace the link itself, not fill the folder it names.
+    throw std::invalid_argument(output.string() +
+                                ": is a symbolic link; give a new folder name for the converted "
+                                "model");
+  }
   const fs::file_type type = file_type_of(output);
   if (type != fs::file_type::not_found) {
     if (type != fs::file_type::directory) {
@@ -81,6 +116,15 @@ void check_output(const fs::path& input, const fs::path& output) {
                                   "folder and never replaces one");
     }
   }
+  const fs::path parent = output.parent_path().empty() ? fs::path(".") : output.parent_path();
+  if (file_type_of(parent) != fs::file_type::directory) {
+    throw std::invalid_argument(output.string() + ": the folder " + parent.string() +
+                                " does not exist; create it first");
+  }
+  if (::access(parent.c_str(), W_OK | X_OK) != 0) {
+    throw std::invalid_argument(output.string() + ": cannot create it in folder " +
+                                parent.string() + " (" + std::strerror(errno) + ")");
+  }
   // An output inside the input would copy itself.
   const fs::path absolute_input = fs::weakly_canonical(input, error);
   const fs::path absolute_output = fs::weakly_canonical(fs::absolute(output), error);
@@ -92,23 +136,85 @@ void check_output(const fs::path& input, const fs::path& output) {
   }
 }
 
-// Every file of `input` but its model.safetensors, into `staging`, folders kept.
-void copy_other_files(const fs::path& input, const fs::path& staging) {
-  for (const fs::directory_entry& entry : fs::recursive_directory_iterator(input)) {
-    const fs::path relative = fs::relative(entry.path(), input);
-    if (relative == "model.safetensors") continue;
-    if (entry.is_directory()) {
-      fs::create_directories(staging / relative);
-    } else if (entry.is_regular_file()) {
-      fs::create_directories((staging / relative).parent_path());
-      fs::copy_file(entry.path(), staging / relative);
+// The bytes of the regular file `from` into the new file `to`. Read errors name the input,
+// write errors (a full disk) the output.
+void copy_file_to(const fs::path& from, const fs::path& to) {
+  const int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) throw std::runtime_error(from.string() + ": cannot read: " + std::strerror(errno));
+  const int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (out < 0) {
+    const int reason = errno;
+    ::close(in);
+    throw std::runtime_error(to.string() + ": cannot create: " + std::strerror(reason));
+  }
+  std::vector<char> buffer(1 << 20);
+  std::string failure;
+  for (;;) {
+    const ssize_t got = ::read(in, buffer.data(), buffer.size());
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      failure = from.string() + ": cannot read: " + std::strerror(errno);
+      break;
+    }
+    if (got == 0) break;
+    for (ssize_t done = 0; done < got;) {
+      const ssize_t written = ::write(out, buffer.data() + done, static_cast<size_t>(got - done));
+      if (written < 0 && errno == EINTR) continue;
+      if (written <= 0) {
+        failure = to.string() + ": cannot write: " + std::strerror(written < 0 ? errno : EIO);
+        break;
+      }
+      done += written;
+    }
+    if (!failure.empty()) break;
+  }
+  ::close(in);
+  if (::close(out) != 0 && failure.empty()) {
+    failure = to.string() + ": cannot write: " + std::strerror(errno);
+  }
+  if (!failure.empty()) throw std::runtime_error(failure);
+}
+
+// Each entry of the folder `from` into the folder `to` under its own name, as `cp -rL` copies:
+// a symbolic link to a file becomes a copy of the file, one to a folder a copy of the folder.
+// Every path created is `to` / a single name, so nothing is written outside `to`, wherever a
+// link points. What is not copied (a dangling link, a socket, a link loop) is added to
+// `not_copied` with the reason. `ancestors` holds the folders being copied, to stop link loops.
+void copy_entries(const fs::path& from, const fs::path& to, bool top,
+                  std::vector<std::pair<dev_t, ino_t>>& ancestors,
+                  std::vector<std::string>& not_copied) {
+  for (const fs::directory_entry& entry : fs::directory_iterator(from)) {
+    const fs::path name = entry.path().filename();
+    if (top && name == "model.safetensors") continue;
+    struct stat status;
+    if (::stat(entry.path().c_str(), &status) != 0) {
+      not_copied.push_back(entry.path().string() + ": " + std::strerror(errno));
+      continue;
+    }
+    if (S_ISREG(status.st_mode)) {
+      copy_file_to(entry.path(), to / name);
+    } else if (S_ISDIR(status.st_mode)) {
+      const std::pair<dev_t, ino_t> identity{status.st_dev, status.st_ino};
+      if (std::find(ancestors.begin(), ancestors.end(), identity) != ancestors.end()) {
+        not_copied.push_back(entry.path().string() + ": a link back to a folder above it");
+        continue;
+      }
+      if (::mkdir((to / name).c_str(), 0777) != 0) {
+        throw std::runtime_error((to / name).string() + ": cannot create: " + std::strerror(errno));
+      }
+      ancestors.push_back(identity);
+      copy_entries(entry.path(), to / name, false, ancestors, not_copied);
+      ancestors.pop_back();
+    } else {
+      not_copied.push_back(entry.path().string() + ": not a file or folder");
     }
   }
 }
 
 }  // namespace
 
-ConversionSummary convert_model(const fs::path& input, const fs::path& output, ComputeDtype dtype) {
+ConversionSummary convert_model(const fs::path& input, const fs::path& output_as_given,
+                                ComputeDtype dtype) {
   if (dtype == ComputeDtype::kF32) {
     throw std::invalid_argument(
         "convert --dtype f32: the folder is already float; convert "
@@ -123,6 +229,7 @@ ConversionSummary convert_model(const fs::path& input, const fs::path& output, C
                                 " (model.safetensors __metadata__ tinyenc_dtype); convert the "
                                 "float original instead");
   }
+  const fs::path output = without_trailing_slashes(output_as_given);
   check_output(input, output);
 
   const fs::path weights_path = input / "model.safetensors";
@@ -160,11 +267,27 @@ ConversionSummary convert_model(const fs::path& input, const fs::path& output, C
   metadata["tinyenc_dtype"] = std::string(compute_dtype_name(dtype));
 
   StagingFolder staging(output);
-  copy_other_files(input, staging.path());
-  write_safetensors(staging.path() / "model.safetensors", std::move(tensors), metadata);
+  std::vector<std::pair<dev_t, ino_t>> ancestors;
+  struct stat input_status;
+  if (::stat(input.c_str(), &input_status) == 0)
+    ancestors.push_back({input_status.st_dev, input_status.st_ino});
+  try {
+    copy_entries(input, staging.path(), true, ancestors, summary.not_copied);
+    write_safetensors(staging.path() / "model.safetensors", std::move(tensors), metadata);
+  } catch (const fs::filesystem_error&) {
+    throw;  // names the input it could not read
+  } catch (const std::runtime_error& e) {
+    // A write error (a full disk) names the file as it will be called, not the staging folder.
+    std::string message = e.what();
+    const std::string staging_path = staging.path().string();
+    if (message.starts_with(staging_path)) {
+      message = output.string() + message.substr(staging_path.size());
+    }
+    throw std::runtime_error(message);
+  }
   summary.input_bytes = fs::file_size(weights_path);
   summary.output_bytes = fs::file_size(staging.path() / "model.safetensors");
-  staging.commit(output);
+  staging.commit();
   return summary;
 }
 

@@ -16,6 +16,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "engine/dtype.h"
 
@@ -25,8 +27,12 @@ struct ConversionSummary {
   uint64_t input_bytes = 0;   // the input's model.safetensors
   uint64_t output_bytes = 0;  // the output's
   int64_t converted_tensors = 0;
+  // Entries of the input not copied, each "<path>: <why>" (a dangling link, a socket).
+  std::vector<std::string> not_copied;
 };
 
+// Every entry of the input folder is copied under its own name, symbolic links followed as
+// `cp -rL` follows them; nothing is created outside `output`.
 // Writes `output` atomically: everything goes into a hidden folder beside it, renamed into place
 // at the end, so an error or an interrupt leaves no half-written model. `output` must not exist
 // or be an empty folder. Throws std::invalid_argument for bad input (a folder that does not

@@ -1,5 +1,7 @@
 #include "models/pipeline.h"
 
+#include "tokenizer/long_text.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <new>
@@ -144,8 +146,22 @@ Encoding Pipeline::tokenize(const std::string& text, bool pair) const {
                                  std::string_view(text).substr(tab + 1));
 }
 
+Encoding Pipeline::tokenize_to_keep(const std::string& text, bool pair) const {
+  const int64_t limit = model_.config.max_sequence_length;
+  if (pair || limit <= 0 || !tokenizer_) return tokenize(text, pair);
+  PrefixEncoding prefix = encode_prefix(*tokenizer_, text, limit);
+  if (prefix.whole || options_.truncate) return std::move(prefix.encoding);
+  std::string message =
+      "text " + in_quotes(text) + ": " +
+      (prefix.enough ? "more than " + std::to_string(prefix.encoding.size()) + " tokens"
+                     : std::to_string(text.size()) + " bytes") +
+      ", longer than the model's " + std::to_string(limit) + " tokens (max_position_embeddings)";
+  if (!options_.truncate_hint.empty()) message.append("; ").append(options_.truncate_hint);
+  throw std::invalid_argument(message);
+}
+
 Encoding Pipeline::encode(const std::string& text, bool pair) const {
-  Encoding encoding = tokenize(text, pair);
+  Encoding encoding = tokenize_to_keep(text, pair);
   check(encoding, "text " + in_quotes(text));
   return encoding;
 }

@@ -66,7 +66,12 @@ class Pipeline {
 
   // The tokenizer alone (pairs split at the first tab when `pair`); no limits checked.
   Encoding tokenize(const std::string& text, bool pair = false) const;
-  // tokenize() and check(), the text named in errors.
+  // tokenize(), but of a text longer than the model takes only a prefix that holds more tokens
+  // than will be kept (tokenizer/long_text.h): with the truncate option the encoding to cut,
+  // without it std::invalid_argument ("more than N tokens", or "N bytes" for a text past
+  // longest_prefix() that holds few tokens). Pairs are tokenized whole.
+  Encoding tokenize_to_keep(const std::string& text, bool pair = false) const;
+  // tokenize_to_keep() and check(), the text named in errors.
   Encoding encode(const std::string& text, bool pair = false) const;
   // An encoding of raw ids (no tokenizer needed); checked, named "--ids" in errors.
   Encoding encode_ids(const std::vector<int32_t>& ids) const;

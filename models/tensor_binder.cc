@@ -1,6 +1,10 @@
 #include "models/tensor_binder.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
 #include <stdexcept>
 
 namespace tinyenc {
@@ -83,6 +87,23 @@ const float* TensorBinder::scales_of(const TensorInfo& tensor) {
     if (!(scales[r] > 0.0f)) {
       fail(name, "element [" + std::to_string(r) + "] is " + std::to_string(scales[r]) +
                      "; scales must be positive");
+    }
+  }
+  // A finite scale times the row's largest |value| must stay finite too: otherwise the weight
+  // itself is infinite, in every dtype (widened to f32, or multiplied in int8).
+  const int8_t* values = file_.int8(tensor);
+  const int64_t rows = static_cast<int64_t>(scale.elements);
+  const int64_t columns = rows > 0 ? static_cast<int64_t>(tensor.elements) / rows : 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    int largest = 0;
+    for (int64_t c = 0; c < columns; ++c)
+      largest = std::max(largest, std::abs(int{values[r * columns + c]}));
+    if (static_cast<double>(scales[r]) * largest > std::numeric_limits<float>::max()) {
+      char scale_text[32];
+      std::snprintf(scale_text, sizeof scale_text, "%g", static_cast<double>(scales[r]));
+      fail(name, "element [" + std::to_string(r) + "] is " + scale_text +
+                     ", and times the row's largest value " + std::to_string(largest) +
+                     " it overflows float32; weights must be finite");
     }
   }
   return scales;

@@ -484,9 +484,15 @@ int bench(const BenchOptions& options) {
                          {"isa", std::string(isa_name(isa))}};
   document["onednn"] = onednn_version();
   document["rows"] = nlohmann::json::array();
-  if (format == OutputFormat::kMarkdown)
-    sink.write(markdown_preamble(cpu, isa, date) + markdown_header());
-  if (format == OutputFormat::kCsv) sink.write(csv_header());
+  // Written with the first row: a run that fails before measuring anything prints nothing.
+  bool header_written = false;
+  const auto write_header = [&] {
+    if (header_written) return;
+    header_written = true;
+    if (format == OutputFormat::kMarkdown)
+      sink.write(markdown_preamble(cpu, isa, date) + markdown_header());
+    if (format == OutputFormat::kCsv) sink.write(csv_header());
+  };
 
   const size_t total = all.size() * seqs.size() * batches.size() * thread_counts.size();
   size_t done = 0;
@@ -541,6 +547,7 @@ int bench(const BenchOptions& options) {
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
           }
           const nlohmann::json j = row_json(row);
+          write_header();
           if (format == OutputFormat::kMarkdown) sink.write(markdown_row(j));
           if (format == OutputFormat::kCsv) sink.write(csv_row(j));
           if (format == OutputFormat::kJsonl) sink.write(json_text(j) + "\n");
@@ -556,6 +563,7 @@ int bench(const BenchOptions& options) {
     }
   }
   progress(total, total, "");
+  write_header();
   if (format == OutputFormat::kJson) sink.write(json_text(document, 2) + "\n");
   sink.commit();
   if (plot) {

@@ -1,4 +1,5 @@
 // `tinyenc convert`: a model folder's weights stored in int8 or bf16 (models/convert_model.h).
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -34,13 +35,20 @@ int convert(const ConvertOptions& options) {
     throw UsageError("--dtype '" + options.dtype + "': expected int8 or bf16");
   }
   const ConversionSummary summary = convert_model(options.input, options.output, *dtype);
-  std::fprintf(stderr,
-               "tinyenc: %s: %lld tensors in %s; model.safetensors %s -> %s (%.2fx smaller)\n",
+  for (const std::string& entry : summary.not_copied) {
+    std::fprintf(stderr, "tinyenc: warning: %s; not copied\n", entry.c_str());
+  }
+  // A BF16 checkpoint stored again as bf16 grows by its scales' metadata: "1.01x larger", never
+  // a ratio below 1 called "smaller".
+  const double input_bytes = static_cast<double>(std::max<uint64_t>(summary.input_bytes, 1));
+  const double output_bytes = static_cast<double>(std::max<uint64_t>(summary.output_bytes, 1));
+  const bool smaller = summary.output_bytes <= summary.input_bytes;
+  std::fprintf(stderr, "tinyenc: %s: %lld tensors in %s; model.safetensors %s -> %s (%.2fx %s)\n",
                options.output.c_str(), static_cast<long long>(summary.converted_tensors),
                options.dtype.c_str(), bytes_text(summary.input_bytes).c_str(),
                bytes_text(summary.output_bytes).c_str(),
-               static_cast<double>(summary.input_bytes) /
-                   static_cast<double>(std::max<uint64_t>(summary.output_bytes, 1)));
+               smaller ? input_bytes / output_bytes : output_bytes / input_bytes,
+               smaller ? "smaller" : "larger");
   return 0;
 }
 

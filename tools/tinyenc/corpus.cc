@@ -183,7 +183,10 @@ void CorpusRunner::add(std::string text) {
   const auto start = std::chrono::steady_clock::now();
   Encoding encoding;
   try {
-    encoding = pipeline_.tokenize(text, options_.pair);
+    // Chunks keep every token; otherwise no more than the model takes is tokenized.
+    encoding = options_.long_texts == LongTexts::kChunk
+                   ? pipeline_.tokenize(text, options_.pair)
+                   : pipeline_.tokenize_to_keep(text, options_.pair);
     stats_.tokens += static_cast<int64_t>(encoding.size());
     const int64_t limit = pipeline_.model().config.max_sequence_length;
     const bool chunked = options_.long_texts == LongTexts::kChunk && limit > 0 &&

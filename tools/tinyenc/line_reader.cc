@@ -13,7 +13,7 @@ namespace tinyenc::cli {
 
 LineReader::LineReader(int fd, std::string name) : fd_(fd), name_(std::move(name)) {}
 
-LineReader::LineReader(const std::string& path) : fd_(-1), name_(path) {
+LineReader::LineReader(const std::string& path, Endless endless) : fd_(-1), name_(path) {
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0) {
     throw std::invalid_argument(path + ": cannot open the input file: " + std::strerror(errno));
@@ -24,10 +24,22 @@ LineReader::LineReader(const std::string& path) : fd_(-1), name_(path) {
     ::close(fd_);
     throw std::invalid_argument(path + ": is a directory, not a file of texts");
   }
+  // A device (/dev/zero, /dev/urandom) never ends; a pipe does when its writer is done.
+  if (endless == Endless::kRefuse && ::fstat(fd_, &status) == 0 && !S_ISREG(status.st_mode) &&
+      !S_ISFIFO(status.st_mode) && !S_ISSOCK(status.st_mode)) {
+    ::close(fd_);
+    throw std::invalid_argument(path + ": not a regular file or a pipe; give a file of texts");
+  }
 }
 
 LineReader::~LineReader() {
   if (owns_fd_) ::close(fd_);
+}
+
+void LineReader::too_long() const {
+  throw std::invalid_argument(name_ + " line " + std::to_string(line_number_ + 1) +
+                              ": longer than " + std::to_string(kMaxLineBytes >> 20) +
+                              " MiB; one line is one text");
 }
 
 LineReader::Status LineReader::next(std::string& line, int wait_ms) {
@@ -35,6 +47,9 @@ LineReader::Status LineReader::next(std::string& line, int wait_ms) {
     const size_t newline = buffer_.find('\n', scanned_);
     if (newline != std::string::npos || (end_of_input_ && start_ < buffer_.size())) {
       const size_t end = newline != std::string::npos ? newline : buffer_.size();
+      // The line itself, however it arrived: a newline in the same read as the 64 MiB before it
+      // does not make the line shorter.
+      if (end - start_ > kMaxLineBytes) too_long();
       line.assign(buffer_, start_, end - start_);
       if (!line.empty() && line.back() == '\r') line.pop_back();
       start_ = scanned_ = std::min(end + 1, buffer_.size());
@@ -43,11 +58,7 @@ LineReader::Status LineReader::next(std::string& line, int wait_ms) {
     }
     if (end_of_input_) return Status::kEnd;
     scanned_ = buffer_.size();
-    if (scanned_ - start_ > kMaxLineBytes) {
-      throw std::invalid_argument(name_ + " line " + std::to_string(line_number_ + 1) +
-                                  ": longer than " + std::to_string(kMaxLineBytes >> 20) +
-                                  " MiB; one line is one text");
-    }
+    if (scanned_ - start_ > kMaxLineBytes) too_long();
     if (wait_ms >= 0) {
       pollfd ready{fd_, POLLIN, 0};
       const int events = ::poll(&ready, 1, wait_ms);

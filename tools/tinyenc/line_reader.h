@@ -15,9 +15,11 @@ class LineReader {
   // Reads `fd` (not owned); `name` says where the lines come from in errors ("standard input",
   // a file's path).
   LineReader(int fd, std::string name);
+  enum class Endless { kAllow, kRefuse };
   // Opens the file at `path` (a FIFO too: `-i <(command)`). Throws std::invalid_argument when it
-  // cannot be opened or is a directory.
-  explicit LineReader(const std::string& path);
+  // cannot be opened or is a directory, or with kRefuse a device, which may never end
+  // (/dev/zero): for a command that reads everything before it answers.
+  explicit LineReader(const std::string& path, Endless endless = Endless::kAllow);
   ~LineReader();
   LineReader(const LineReader&) = delete;
   LineReader& operator=(const LineReader&) = delete;
@@ -35,6 +37,8 @@ class LineReader {
   static constexpr size_t kMaxLineBytes = size_t{64} << 20;
 
  private:
+  [[noreturn]] void too_long() const;
+
   int fd_;
   bool owns_fd_ = false;
   std::string name_;

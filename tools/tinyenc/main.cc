@@ -1,6 +1,8 @@
 // tinyenc: a small, fast Transformer encoder for the CPU.
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <iterator>
@@ -88,13 +90,47 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
+  } catch (const CLI::ArgumentMismatch& e) {
+    // CLI11 says "--threads: At Most 1 required but received 2": say it as a person would.
+    const std::string message = e.what();
+    const size_t at_most = message.find(": At Most 1 required but received ");
+    if (at_most != std::string::npos) {
+      return fail(2, message.substr(0, at_most) + " is given more than once; give it once (see " +
+                         "tinyenc --help)");
+    }
+    return fail(2, message + " (see tinyenc --help)");
   } catch (const CLI::ParseError& e) {
     return fail(2, std::string(e.what()) + " (see tinyenc --help)");
   }
 
+  // An empty value (`--shard ''`, a variable that was never set) is never what was meant:
+  // silently taking it as "not given" would run something else than was asked for.
+  for (const Entry& entry : entries) {
+    if (!entry.command->parsed()) continue;
+    for (const CLI::Option* option : entry.command->get_options()) {
+      if (option->get_positional() || option->get_type_size_max() == 0) continue;
+      for (const std::string& value : option->results()) {
+        if (!value.empty()) continue;
+        const std::string type = option->get_type_name();
+        return fail(2, option->get_name(false, true) + ": an empty value; expected " +
+                           (type.empty() ? std::string("a value") : type) +
+                           " (see tinyenc --help)");
+      }
+    }
+  }
+
   try {
     for (const Entry& entry : entries) {
-      if (entry.command->parsed()) return entry.run();
+      if (entry.command->parsed()) {
+        const int code = entry.run();
+        // Whatever a command printed must have reached standard output: a full disk or a
+        // closed pipe is an error, not a silent success.
+        errno = 0;
+        if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+          return fail(1, std::string("standard output: ") + std::strerror(errno ? errno : EIO));
+        }
+        return code;
+      }
     }
     return fail(2, "no subcommand given (see tinyenc --help)");
   } catch (const UsageError& e) {

@@ -185,6 +185,8 @@ json summarize_model(const std::filesystem::path& dir, const LoadedModel& model,
       {"layer_norm_eps", static_cast<double>(c.layer_norm_eps)},
       {"pooling", std::string(pooling_name(c.pooling))},
       {"pooler", c.has_pooler},
+      // A sentence-transformers Normalize module (2_Normalize): embeddings come out L2-normalized.
+      {"normalize", config.normalize_embeddings},
       {"vocab_size", c.vocab_size},
       {"type_vocab_size", c.type_vocab_size},
       {"num_labels", c.num_labels},
@@ -225,6 +227,7 @@ std::string summary_table(const json& s) {
   line("layer norm", layer_norm);
   std::string pooling = s["pooling"];
   if (s["pooler"].get<bool>()) pooling += " (has pooler weights)";
+  if (s.value("normalize", false)) pooling += ", then L2-normalized (2_Normalize)";
   line("pooling", pooling);
   std::string vocab = number(s["vocab_size"]) + " tokens";
   vocab += s["type_vocab_size"].get<int64_t>() > 0

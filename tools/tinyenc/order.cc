@@ -9,6 +9,8 @@
 //
 // order/perturbation.h makes the reorderings, order/measurement.h runs and measures them,
 // order/report.h and order/figures.h show the results; this file reads the options and inputs.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
@@ -23,6 +25,7 @@
 
 #include "tokenizer/tokenizer_file.h"
 #include "tools/tinyenc/command.h"
+#include "tools/tinyenc/line_reader.h"
 #include "tools/tinyenc/options.h"
 #include "tools/tinyenc/order/experiments.h"
 #include "tools/tinyenc/order/figures.h"
@@ -62,11 +65,10 @@ struct OrderOptions {
 };
 
 // The lines of `in` as sentences, named "<name> line N".
-void read_lines(std::istream& in, const std::string& name, std::vector<Sentence>& sentences) {
-  size_t number = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+void read_lines(LineReader& in, std::vector<Sentence>& sentences) {
+  const std::string& name = in.name();
+  for (std::string line; in.next(line) == LineReader::Status::kLine;) {
+    const size_t number = in.line_number();
     // An empty line has no order to change; skipping it would misnumber the lines after it.
     if (line.empty()) {
       throw UsageError(name + " line " + std::to_string(number) +
@@ -114,12 +116,13 @@ Inputs gather_inputs(const OrderOptions& options) {
   for (size_t i = 0; i < texts.size(); ++i) {
     inputs.sentences.push_back({texts[i], std::nullopt, "sentence " + std::to_string(i + 1)});
   }
+  // Read as run -i reads: a line at most LineReader::kMaxLineBytes, no device that never ends.
   if (options.input_file == "-") {
-    read_lines(std::cin, "standard input", inputs.sentences);
+    LineReader in(STDIN_FILENO, "standard input");
+    read_lines(in, inputs.sentences);
   } else if (!options.input_file.empty()) {
-    std::ifstream in(options.input_file);
-    if (!in) throw UsageError(options.input_file + ": cannot open the input file");
-    read_lines(in, options.input_file, inputs.sentences);
+    LineReader in(options.input_file, LineReader::Endless::kRefuse);
+    read_lines(in, inputs.sentences);
   }
   if (!options.ids.empty() && !inputs.sentences.empty()) {
     throw UsageError("--ids replaces the sentences: give one or the other");

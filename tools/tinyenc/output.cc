@@ -361,22 +361,27 @@ std::string OutputSink::where() const {
 }
 
 void OutputSink::write(const std::string& text) {
-  if (std::fwrite(text.data(), 1, text.size(), file_) != text.size()) {
-    throw std::runtime_error(where() + ": write failed (" + reason(errno) + ")");
+  if (std::fwrite(text.data(), 1, text.size(), file_) != text.size() || std::ferror(file_)) {
+    throw std::runtime_error(where() + ": " + reason(errno ? errno : EIO));
   }
 }
 
-void OutputSink::flush() { std::fflush(file_); }
+// A failed fflush drops what it held, so the next one succeeds: each is checked.
+void OutputSink::flush() {
+  if (std::fflush(file_) != 0 || std::ferror(file_))
+    throw std::runtime_error(where() + ": " + reason(errno ? errno : EIO));
+}
 
 void OutputSink::commit() {
   if (kind_ == Kind::kStandardOutput) {
-    std::fflush(stdout);
+    flush();
     return;
   }
   if (committed_) return;
   committed_ = true;
-  bool written = std::fflush(file_) == 0;
-  int error = errno;
+  errno = 0;
+  bool written = std::fflush(file_) == 0 && !std::ferror(file_);
+  int error = errno ? errno : EIO;
   if (kind_ == Kind::kDirect) {
     if (std::fclose(file_) != 0 && written) {
       written = false;

@@ -4,6 +4,8 @@
 #include <fstream>
 #include <iostream>
 
+#include <unistd.h>
+
 #include "tools/tinyenc/command.h"
 #include "tools/tinyenc/order/attention_distance.h"
 #include "tools/tinyenc/order/extrapolation.h"
@@ -114,12 +116,14 @@ void run_experiment(const ExperimentOptions& options, const ExperimentInputs& in
     }
     check_range("--bucket", int64_t{options.bucket}, int64_t{0}, int64_t{1} << 20);
     std::vector<LabelledSentence> sentences;
+    // Read as run -i reads: a line at most LineReader::kMaxLineBytes, and no device that never
+    // ends, since every sentence is read before the first is measured.
     if (options.extrapolate == "-") {
-      sentences = read_labelled_sentences(std::cin, "standard input");
+      LineReader in(STDIN_FILENO, "standard input");
+      sentences = read_labelled_sentences(in);
     } else {
-      std::ifstream in(options.extrapolate);
-      if (!in) throw UsageError(options.extrapolate + ": cannot open the file");
-      sentences = read_labelled_sentences(in, options.extrapolate);
+      LineReader in(options.extrapolate, LineReader::Endless::kRefuse);
+      sentences = read_labelled_sentences(in);
     }
     const ExtrapolationReport report = measure_extrapolation(
         inputs.models, sentences, options.extrapolate, options.bucket, inputs.dtype);

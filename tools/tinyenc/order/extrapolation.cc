@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "models/pipeline.h"
+#include "tokenizer/json_document.h"
 #include "tokenizer/tokenizer_file.h"
 #include "tools/tinyenc/command.h"
 #include "tools/tinyenc/json_text.h"
@@ -72,17 +73,18 @@ struct SentenceRun {
 
 }  // namespace
 
-std::vector<LabelledSentence> read_labelled_sentences(std::istream& in, const std::string& name) {
+std::vector<LabelledSentence> read_labelled_sentences(LineReader& in) {
+  const std::string& name = in.name();
   std::vector<LabelledSentence> sentences;
-  size_t number = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+  for (std::string line; in.next(line) == LineReader::Status::kLine;) {
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    const std::string where = name + ":" + std::to_string(number);
+    const std::string where = name + ":" + std::to_string(in.line_number());
     nlohmann::json object;
     try {
-      object = nlohmann::json::parse(line);
+      // A key given twice means different things to different readers, as in config.json.
+      object = parse_json_unique_keys(line);
+    } catch (const RepeatedJsonKey& e) {
+      throw UsageError(where + ": " + e.what());
     } catch (const nlohmann::json::parse_error& e) {
       throw UsageError(where + ": not JSON (" + std::string(e.what()) + ")");
     }
@@ -112,7 +114,6 @@ std::vector<LabelledSentence> read_labelled_sentences(std::istream& in, const st
     }
     sentences.push_back(std::move(sentence));
   }
-  if (in.bad()) throw UsageError(name + ": cannot read the file");
   if (sentences.empty()) throw UsageError(name + ": no sentences (one JSON object a line)");
   return sentences;
 }

@@ -10,9 +10,11 @@
 #include <cstdint>
 #include <filesystem>
 #include <istream>
+
 #include <optional>
 #include <string>
 #include <vector>
+#include "tools/tinyenc/line_reader.h"
 
 namespace tinyenc::cli::order {
 
@@ -26,7 +28,7 @@ struct LabelledSentence {
 // One JSON object a line: {"text": "...", "label": "...", "tokens": N (optional)}. Empty lines
 // are skipped; anything else that is not such an object throws UsageError "NAME:LINE: field:
 // problem". No lines at all is an error too.
-std::vector<LabelledSentence> read_labelled_sentences(std::istream& in, const std::string& name);
+std::vector<LabelledSentence> read_labelled_sentences(LineReader& in);
 
 struct LengthBucket {
   int64_t low = 0, high = 0;  // token counts, both included
