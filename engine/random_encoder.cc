@@ -67,12 +67,12 @@ EncoderWeights random_encoder_weights(const EncoderConfig& c, uint32_t seed) {
   const int64_t d = c.d_model;
   w.token_embeddings = fill.tensor(c.vocab_size * d, 1.0f);
   const PositionEncodingConfig& pe = c.position_encoding;
-  if (pe.kind == PositionEncodingKind::kLearned) {
+  if (has_position_table(pe.kind)) {
     w.position_embeddings = fill.tensor(pe.max_positions * d, 1.0f);
   }
   if (c.type_vocab_size > 0) w.token_type_embeddings = fill.tensor(c.type_vocab_size * d, 1.0f);
   w.embedding_norm = fill.norm(d);
-  if (pe.kind == PositionEncodingKind::kRelative) {
+  if (has_relative_bias_table(pe.kind)) {
     w.relative_bias = fill.tensor(pe.relative.num_buckets * c.heads, 1.0f);
   }
   for (int64_t l = 0; l < c.layers; ++l) {

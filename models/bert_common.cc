@@ -65,7 +65,7 @@ std::string bind_bert_encoder(TensorBinder& tensors, const BertTensorLayout& lay
       detect_prefix(tensors, layout.task_prefix, "embeddings.word_embeddings.weight");
   weights.token_embeddings =
       tensors.embedding(base + "embeddings.word_embeddings.weight", {encoder.vocab_size, d});
-  if (encoder.position_encoding.kind == PositionEncodingKind::kLearned) {
+  if (has_position_table(encoder.position_encoding.kind)) {
     weights.position_embeddings = tensors.embedding(base + "embeddings.position_embeddings.weight",
                                                     {encoder.position_encoding.max_positions, d});
   }

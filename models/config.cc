@@ -87,7 +87,7 @@ void check(JsonField& fields, const ModelFamily& family, const ModelConfig& conf
 
 int64_t max_sequence_length(const ModelConfig& config) {
   const PositionEncodingConfig& position_encoding = config.encoder.position_encoding;
-  if (position_encoding.kind == PositionEncodingKind::kLearned) {
+  if (has_position_table(position_encoding.kind)) {
     const int64_t offset =
         position_encoding.padding_idx >= 0 ? position_encoding.padding_idx + 1 : 0;
     return position_encoding.max_positions - offset;

@@ -7,9 +7,9 @@
 namespace tinyenc {
 
 const std::vector<const ModelFamily*>& model_families() {
-  static const std::vector<const ModelFamily*> families = {&kBertFamily,       &kRobertaFamily,
-                                                           &kXlmRobertaFamily, &kDistilBertFamily,
-                                                           &kRoFormerFamily,   &kTinyencFamily};
+  static const std::vector<const ModelFamily*> families = {
+      &kBertFamily,     &kRobertaFamily, &kXlmRobertaFamily, &kDistilBertFamily,
+      &kRoFormerFamily, &kMpnetFamily,   &kTinyencFamily};
   return families;
 }
 

@@ -36,6 +36,7 @@ extern const ModelFamily kRobertaFamily;
 extern const ModelFamily kXlmRobertaFamily;
 extern const ModelFamily kDistilBertFamily;
 extern const ModelFamily kRoFormerFamily;
+extern const ModelFamily kMpnetFamily;
 extern const ModelFamily kTinyencFamily;
 
 // All families, in the order error messages list them.

@@ -84,10 +84,9 @@ void Pipeline::check(Encoding& encoding, const std::string& what) const {
   if (tokens == 0) throw std::invalid_argument(what + ": no tokens");
   // A learned table has no rows past its end, and a position offset K takes K of them. The other
   // kinds compute any position: their declared length stays what it is.
-  const int64_t offset =
-      model_.config.encoder.position_encoding.kind == PositionEncodingKind::kLearned
-          ? options_.position_offset
-          : 0;
+  const int64_t offset = has_position_table(model_.config.encoder.position_encoding.kind)
+                             ? options_.position_offset
+                             : 0;
   const int64_t limit = model_limit > 0 ? model_limit - offset : 0;
   if (model_limit <= 0 || tokens <= limit) return;
   if (!options_.truncate || limit < 1) {

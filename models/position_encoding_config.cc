@@ -7,6 +7,20 @@
 #include "tokenizer/tokenizer_file.h"
 
 namespace tinyenc {
+namespace {
+
+void read_learned_parameters(JsonField& fields, PositionEncodingConfig& config) {
+  config.max_positions = fields.integer("max_positions", 512, 1);
+  // RoBERTa style (see PositionEncodingConfig): -1, the default, numbers positions from 0.
+  config.padding_idx = fields.integer("padding_idx", -1, -1);
+}
+
+void read_relative_parameters(JsonField& fields, PositionEncodingConfig& config) {
+  config.relative.num_buckets = fields.integer("num_buckets", 32, 4);
+  config.relative.max_distance = fields.integer("max_distance", 128, 1);
+}
+
+}  // namespace
 
 PositionEncodingConfig parse_position_encoding_config(const nlohmann::json& object,
                                                       const std::string& where) {
@@ -35,9 +49,7 @@ PositionEncodingConfig parse_position_encoding_config(const nlohmann::json& obje
       break;
     }
     case PositionEncodingKind::kLearned:
-      config.max_positions = fields.integer("max_positions", 512, 1);
-      // RoBERTa style (see PositionEncodingConfig): -1, the default, numbers positions from 0.
-      config.padding_idx = fields.integer("padding_idx", -1, -1);
+      read_learned_parameters(fields, config);
       break;
     case PositionEncodingKind::kRope: {
       const std::string pairing = fields.text("pairing", "half");
@@ -50,8 +62,11 @@ PositionEncodingConfig parse_position_encoding_config(const nlohmann::json& obje
       break;
     }
     case PositionEncodingKind::kRelative:
-      config.relative.num_buckets = fields.integer("num_buckets", 32, 4);
-      config.relative.max_distance = fields.integer("max_distance", 128, 1);
+      read_relative_parameters(fields, config);
+      break;
+    case PositionEncodingKind::kLearnedRelative:
+      read_learned_parameters(fields, config);
+      read_relative_parameters(fields, config);
       break;
   }
   // The kind's own parameters only: the model's shape is not known here (config.cc checks the

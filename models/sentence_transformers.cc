@@ -80,6 +80,21 @@ Pooling read_pooling_config(const std::filesystem::path& path, const ModelConfig
   return *chosen->pooling;
 }
 
+// sentence_bert_config.json's max_seq_length: sentence-transformers truncates every text to that
+// many tokens, special tokens included (all-MiniLM-L6-v2: 256 of the 512 positions its table
+// has), so the model is only known to work up to there.
+void read_transformer_length(const std::filesystem::path& dir, ModelConfig& config) {
+  const std::filesystem::path path = dir / "sentence_bert_config.json";
+  if (file_type_of(path) == std::filesystem::file_type::not_found) return;
+  const nlohmann::json json = read_json(path, "it holds the Transformer module's settings");
+  JsonField fields = JsonField::file(json, path.string());
+  const std::optional<int64_t> max_seq_length = fields.optional_integer("max_seq_length", 1);
+  if (!max_seq_length) return;
+  if (config.max_sequence_length <= 0 || *max_seq_length < config.max_sequence_length) {
+    config.max_sequence_length = *max_seq_length;
+  }
+}
+
 }  // namespace
 
 void read_sentence_transformers_modules(const std::filesystem::path& dir, ModelConfig& config) {
@@ -110,6 +125,7 @@ void read_sentence_transformers_modules(const std::filesystem::path& dir, ModelC
       module.fail("path",
                   in_quotes(path) + ": the Transformer must be the folder itself (path \"\")");
     }
+    if (name == "Transformer") read_transformer_length(dir, config);
     if (name == "Pooling") {
       if (path.empty() || path.find("..") != std::string::npos || path.front() == '/') {
         module.fail("path", in_quotes(path) + " is not a subfolder of the model");

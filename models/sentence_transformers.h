@@ -16,7 +16,8 @@
 namespace tinyenc {
 
 // When `dir` holds modules.json: sets config.encoder.pooling and config.normalize_embeddings
-// from its modules. Throws std::invalid_argument("<file>: <field>: <what>") for a module,
+// from its modules, and caps config.max_sequence_length at sentence_bert_config.json's
+// max_seq_length. Throws std::invalid_argument("<file>: <field>: <what>") for a module,
 // pooling mode or dimension tinyenc cannot follow, std::runtime_error for an unreadable file.
 void read_sentence_transformers_modules(const std::filesystem::path& dir, ModelConfig& config);
 

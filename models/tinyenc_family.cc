@@ -36,7 +36,7 @@ void read_tinyenc_config(JsonField& fields, ModelConfig& config) {
       parse_position_encoding_config(*position_encoding, fields.name_of("position_encoding"));
   const std::optional<int64_t> max_position_embeddings =
       fields.optional_integer("max_position_embeddings", 1);
-  if (encoder.position_encoding.kind == PositionEncodingKind::kLearned) {
+  if (has_position_table(encoder.position_encoding.kind)) {
     // The table's rows may be given either way; both must agree.
     const bool explicit_rows = position_encoding->contains("max_positions");
     if (max_position_embeddings && !explicit_rows) {
@@ -84,7 +84,7 @@ void read_tinyenc_config(JsonField& fields, ModelConfig& config) {
 void bind_tinyenc_weights(TensorBinder& tensors, ModelConfig& config, EncoderWeights& weights) {
   const EncoderConfig& encoder = config.encoder;
   bind_bert_encoder(tensors, {}, encoder, weights);
-  if (encoder.position_encoding.kind == PositionEncodingKind::kRelative) {
+  if (has_relative_bias_table(encoder.position_encoding.kind)) {
     weights.relative_bias =
         tensors.tensor("encoder.relative_attention_bias.weight",
                        {encoder.position_encoding.relative.num_buckets, encoder.heads});

@@ -7,6 +7,7 @@
 //   rope        Su et al. (RoFormer); rotates q and k inside attention.
 //   alibi       Press et al.; a per-head linear bias -m_h * |i - j| on the attention scores.
 //   relative    Raffel et al. (T5); a learned bias per (bucket of j - i, head) on the scores.
+//   learned_relative  MPNet (Song et al. 2020): learned and relative together.
 #pragma once
 
 #include <cstdint>
@@ -15,7 +16,24 @@
 
 namespace tinyenc {
 
-enum class PositionEncodingKind { kNone, kSinusoidal, kLearned, kRope, kAlibi, kRelative };
+enum class PositionEncodingKind {
+  kNone,
+  kSinusoidal,
+  kLearned,
+  kRope,
+  kAlibi,
+  kRelative,
+  kLearnedRelative,
+};
+
+// learned and learned_relative add rows of a learned [max_positions, d_model] table.
+constexpr bool has_position_table(PositionEncodingKind kind) {
+  return kind == PositionEncodingKind::kLearned || kind == PositionEncodingKind::kLearnedRelative;
+}
+// relative and learned_relative add a learned [num_buckets, heads] bias to the scores.
+constexpr bool has_relative_bias_table(PositionEncodingKind kind) {
+  return kind == PositionEncodingKind::kRelative || kind == PositionEncodingKind::kLearnedRelative;
+}
 
 std::string_view position_encoding_name(PositionEncodingKind kind);
 std::optional<PositionEncodingKind> parse_position_encoding(std::string_view name);

@@ -12,11 +12,17 @@ const PositionEncodingType& learned_position_encoding();
 const PositionEncodingType& rope_position_encoding();
 const PositionEncodingType& alibi_position_encoding();
 const PositionEncodingType& relative_position_encoding();
+const PositionEncodingType& learned_relative_position_encoding();
 
 const std::vector<const PositionEncodingType*>& position_encoding_types() {
   static const std::vector<const PositionEncodingType*> types{
-      &no_position_encoding(),   &sinusoidal_position_encoding(), &learned_position_encoding(),
-      &rope_position_encoding(), &alibi_position_encoding(),      &relative_position_encoding(),
+      &no_position_encoding(),
+      &sinusoidal_position_encoding(),
+      &learned_position_encoding(),
+      &rope_position_encoding(),
+      &alibi_position_encoding(),
+      &relative_position_encoding(),
+      &learned_relative_position_encoding(),
   };
   return types;
 }

@@ -2,6 +2,8 @@
 // models/ share, and the hooks a kind has or leaves alone.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -33,7 +35,8 @@ std::string rejection(const EncoderConfig& config, const FieldNames& names = {})
 }
 
 TEST(PositionEncodingKinds, EveryKindIsRegisteredUnderItsName) {
-  for (const char* name : {"none", "sinusoidal", "learned", "rope", "alibi", "relative"}) {
+  for (const char* name :
+       {"none", "sinusoidal", "learned", "rope", "alibi", "relative", "learned_relative"}) {
     const std::optional<PositionEncodingKind> kind = parse_position_encoding(name);
     ASSERT_TRUE(kind.has_value()) << name;
     EXPECT_EQ(position_encoding_type(*kind).name, name);
@@ -112,6 +115,57 @@ TEST(PositionEncodingKinds, AlibiAddsMinusSlopeTimesDistance) {
   EXPECT_FLOAT_EQ(scores[1], -0.0625f);
   EXPECT_FLOAT_EQ(scores[2], -0.125f);
   EXPECT_FLOAT_EQ(scores[9 + 2], -2.0f / 256.0f);
+}
+
+// transformers' MPNetAttention.relative_position_bucket, transcribed: n = -(j - i), the upper
+// half of the buckets for n < 0, exact below num_buckets/4, log-spaced up to max_distance.
+int64_t mpnet_bucket(int64_t relative_position, int64_t num_buckets, int64_t max_distance) {
+  int64_t ret = 0;
+  int64_t n = -relative_position;
+  num_buckets /= 2;
+  if (n < 0) ret += num_buckets;
+  n = std::abs(n);
+  const int64_t max_exact = num_buckets / 2;
+  if (n < max_exact) return ret + n;
+  const float scaled = std::log(static_cast<float>(n) / static_cast<float>(max_exact)) /
+                       static_cast<float>(std::log(static_cast<double>(max_distance) /
+                                                   static_cast<double>(max_exact))) *
+                       static_cast<float>(num_buckets - max_exact);
+  return ret + std::min(max_exact + static_cast<int64_t>(scaled), num_buckets - 1);
+}
+
+TEST(PositionEncodingKinds, LearnedRelativeIsMpnetsTableAndBucketedBias) {
+  const int64_t heads = 2;
+  const int64_t seq = 300;  // distances past max_distance 128 land in the last buckets
+  EncoderConfig c = config_of(PositionEncodingKind::kLearnedRelative, 8, heads);
+  c.position_encoding.max_positions = 514;
+  c.position_encoding.padding_idx = 1;
+  std::vector<float> positions(static_cast<size_t>(514 * 8), 0.5f);
+  std::vector<float> bias_table(static_cast<size_t>(32 * heads));
+  for (size_t i = 0; i < bias_table.size(); ++i) bias_table[i] = static_cast<float>(i);
+  EncoderWeights weights;
+  weights.position_embeddings = positions.data();
+  weights.relative_bias = bias_table.data();
+  std::unique_ptr<PositionEncoding> encoding = make_position_encoding(c, weights);
+  encoding->prepare(seq);
+  EXPECT_EQ(encoding->embedding_rows().table, positions.data());
+  EXPECT_EQ(encoding->embedding_rows().rows, 514);
+  EXPECT_EQ(encoding->parameter_count(), 514 * 8 + 32 * heads);
+  std::vector<float> scores(static_cast<size_t>(heads * seq * seq), 0.0f);
+  encoding->add_score_bias(scores.data(), 1, seq);
+  for (int64_t h = 0; h < heads; ++h) {
+    for (int64_t i = 0; i < seq; ++i) {
+      for (int64_t j = 0; j < seq; ++j) {
+        const float expected =
+            bias_table[static_cast<size_t>(mpnet_bucket(j - i, 32, 128) * heads + h)];
+        ASSERT_EQ(scores[static_cast<size_t>((h * seq + i) * seq + j)], expected)
+            << "head " << h << " query " << i << " key " << j;
+      }
+    }
+  }
+  // 514 rows less padding_idx + 1: 512 tokens, as RoBERTa's table.
+  EXPECT_NO_THROW(encoding->prepare(512));
+  EXPECT_THROW(encoding->prepare(513), std::out_of_range);
 }
 
 }  // namespace

@@ -25,8 +25,13 @@ namespace tinyenc {
 namespace {
 
 const std::vector<PositionEncodingKind> kAllKinds = {
-    PositionEncodingKind::kNone, PositionEncodingKind::kSinusoidal, PositionEncodingKind::kLearned,
-    PositionEncodingKind::kRope, PositionEncodingKind::kAlibi,      PositionEncodingKind::kRelative,
+    PositionEncodingKind::kNone,
+    PositionEncodingKind::kSinusoidal,
+    PositionEncodingKind::kLearned,
+    PositionEncodingKind::kRope,
+    PositionEncodingKind::kAlibi,
+    PositionEncodingKind::kRelative,
+    PositionEncodingKind::kLearnedRelative,
 };
 
 // Two sequences, 6 and 4 tokens: padded to 6, or packed end to end.
@@ -96,8 +101,8 @@ TEST(PositionOffset, EveryRegisteredKindIsCovered) {
 // none, alibi and relative never read a position id: bit for bit the same outputs at any K,
 // padded and packed. RoPE rotates q_m and k_n by (m + K) and (n + K), so q.k depends on m - n
 // only; its outputs move by the rounding of the float32 angles (pos * inv_freq) alone, far below
-// 1e-5 for K < 100. Sinusoidal and learned add other rows: the outputs move by orders of
-// magnitude more.
+// 1e-5 for K < 100. Sinusoidal and learned (learned_relative too) add other rows: the outputs
+// move by orders of magnitude more.
 TEST(PositionOffset, RelativeKindsAreShiftInvariantAndAbsoluteKindsAreNot) {
   for (PositionEncodingKind kind : kAllKinds) {
     for (bool packed : {false, true}) {
@@ -129,6 +134,7 @@ TEST(PositionOffset, RelativeKindsAreShiftInvariantAndAbsoluteKindsAreNot) {
             break;
           case PositionEncodingKind::kSinusoidal:
           case PositionEncodingKind::kLearned:
+          case PositionEncodingKind::kLearnedRelative:  // its learned table moves
             EXPECT_GT(max_abs_difference(base.pooled, shifted.pooled), 1e-3) << what;
             break;
         }

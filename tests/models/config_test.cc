@@ -315,7 +315,7 @@ TEST(ModelConfig, FamilyFromArchitecturesWhenModelTypeIsMissing) {
   json["architectures"] = {"GPT2Model"};
   EXPECT_EQ(error_of(json),
             "m/config.json: model_type: missing, and architectures 'GPT2Model' names no family "
-            "tinyenc loads (bert, roberta, xlm-roberta, distilbert, roformer, tinyenc)");
+            "tinyenc loads (bert, roberta, xlm-roberta, distilbert, roformer, mpnet, tinyenc)");
   json.erase("architectures");
   EXPECT_EQ(error_of(json),
             "m/config.json: model_type: missing (and no architectures to infer it from)");
@@ -413,7 +413,7 @@ TEST(ModelConfigErrors, OddWidthWithSinusoidal) {
 TEST(ModelConfigErrors, UnknownPositionEncodingKind) {
   EXPECT_EQ(error_of(tinyenc({{"kind", "spiral"}})),
             "m/config.json: position_encoding.kind: unknown kind 'spiral' (expected none, "
-            "sinusoidal, learned, rope, alibi or relative)");
+            "sinusoidal, learned, rope, alibi, relative or learned_relative)");
   EXPECT_EQ(error_of(tinyenc("rope")), "m/config.json: position_encoding: must be a JSON object");
   nlohmann::json json = bert();
   json["position_embedding_type"] = "relative_key";
@@ -427,7 +427,7 @@ TEST(ModelConfigErrors, UnknownFamily) {
   json["model_type"] = "modernbert";
   EXPECT_EQ(error_of(json),
             "m/config.json: model_type: unsupported model_type 'modernbert' (tinyenc loads bert, "
-            "roberta, xlm-roberta, distilbert, roformer, tinyenc)");
+            "roberta, xlm-roberta, distilbert, roformer, mpnet, tinyenc)");
 }
 
 TEST(ModelConfigErrors, Id2LabelMustCountFromZero) {
@@ -451,7 +451,7 @@ TEST(ModelConfigErrors, ValuesFromTheFileStayOnOneLine) {
   json["model_type"] = "bert\nmodel";
   EXPECT_EQ(error_of(json),
             "m/config.json: model_type: unsupported model_type 'bert\\nmodel' (tinyenc loads "
-            "bert, roberta, xlm-roberta, distilbert, roformer, tinyenc)");
+            "bert, roberta, xlm-roberta, distilbert, roformer, mpnet, tinyenc)");
   nlohmann::json tiny = tinyenc({{"kind", "none"}});
   tiny["a\tb"] = 1;
   EXPECT_EQ(error_of(tiny), "m/config.json: a\\tb: unknown key for model_type tinyenc");

@@ -57,7 +57,7 @@ TEST(PositionEncodingConfig, ReadsEveryParameter) {
 TEST(PositionEncodingConfig, ErrorsNameFileAndField) {
   EXPECT_EQ(error_of(R"({"kind": "spiral"})"),
             "model/config.json: position_encoding.kind: unknown kind 'spiral' (expected none, "
-            "sinusoidal, learned, rope, alibi or relative)");
+            "sinusoidal, learned, rope, alibi, relative or learned_relative)");
   EXPECT_EQ(error_of(R"({})"), "model/config.json: position_encoding.kind: missing");
   EXPECT_EQ(error_of(R"([1])"), "model/config.json: position_encoding: must be a JSON object");
   EXPECT_EQ(error_of(R"({"kind": "rope", "rotary_dim": 7})"),

@@ -111,7 +111,7 @@ TEST(TinyModernBert, IsAnUnsupportedFamily) {
     EXPECT_EQ(std::string(e.what()),
               (dir / "config.json").string() +
                   ": model_type: unsupported model_type 'modernbert' (tinyenc loads bert, roberta, "
-                  "xlm-roberta, distilbert, roformer, tinyenc)");
+                  "xlm-roberta, distilbert, roformer, mpnet, tinyenc)");
   }
 }
 

@@ -112,6 +112,22 @@ TEST_F(SentenceTransformersTest, PoolingModuleChoosesMeanAndNormalizeIsOptional)
   EXPECT_FALSE(config.normalize_embeddings);
 }
 
+// sentence-transformers truncates to sentence_bert_config.json's max_seq_length, special tokens
+// included; a larger value than the position table allows changes nothing.
+TEST_F(SentenceTransformersTest, MaxSeqLengthCapsTheModelsLength) {
+  write_standard_modules("mean_tokens", true);
+  const int64_t table_length = read_model_config(dir()).max_sequence_length;
+  ASSERT_GT(table_length, 16);
+  write_text(dir() / "sentence_bert_config.json",
+             R"({"max_seq_length": 16, "do_lower_case": false})");
+  EXPECT_EQ(read_model_config(dir()).max_sequence_length, 16);
+  write_text(dir() / "sentence_bert_config.json", R"({"max_seq_length": 100000})");
+  EXPECT_EQ(read_model_config(dir()).max_sequence_length, table_length);
+  write_text(dir() / "sentence_bert_config.json", R"({"max_seq_length": 0})");
+  EXPECT_NE(error_of().find("sentence_bert_config.json: max_seq_length"), std::string::npos)
+      << error_of();
+}
+
 TEST_F(SentenceTransformersTest, PoolingModuleChoosesCls) {
   nlohmann::json config = testing::read_json(dir() / "config.json");
   config["pooling"] = "mean";

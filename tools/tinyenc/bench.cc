@@ -228,7 +228,7 @@ struct Subject {
 
 int64_t max_seq_of(const EncoderConfig& config) {
   const PositionEncodingConfig& pe = config.position_encoding;
-  if (pe.kind != PositionEncodingKind::kLearned) return 0;
+  if (!has_position_table(pe.kind)) return 0;
   return pe.max_positions - (pe.padding_idx >= 0 ? pe.padding_idx + 1 : 0);
 }
 

@@ -44,6 +44,12 @@ json position_encoding_json(const EncoderConfig& config) {
       out["num_buckets"] = pe.relative.num_buckets;
       out["max_distance"] = pe.relative.max_distance;
       break;
+    case PositionEncodingKind::kLearnedRelative:
+      out["max_positions"] = pe.max_positions;
+      out["padding_idx"] = pe.padding_idx >= 0 ? json(pe.padding_idx) : json(nullptr);
+      out["num_buckets"] = pe.relative.num_buckets;
+      out["max_distance"] = pe.relative.max_distance;
+      break;
   }
   out["scale_embeddings"] = pe.scale_embeddings;
   return out;
@@ -126,7 +132,7 @@ std::string position_encoding_text(const json& pe) {
   if (kind == "sinusoidal") {
     details = "layout " + pe["layout"].get<std::string>() + ", base " + number(pe["base"]);
   }
-  if (kind == "learned") {
+  if (kind == "learned" || kind == "learned_relative") {
     details = number(pe["max_positions"]) + " positions";
     details += pe["padding_idx"].is_null()
                    ? std::string(" counted from 0, no padding_idx")
@@ -141,9 +147,10 @@ std::string position_encoding_text(const json& pe) {
     details = number(pe["heads"]) + " heads, slopes";
     for (const json& slope : pe["slopes"]) details += " " + number(slope);
   }
-  if (kind == "relative") {
-    details = number(pe["num_buckets"]) + " buckets, max_distance " + number(pe["max_distance"]) +
-              ", one bias table shared by the layers";
+  if (kind == "learned_relative") details += "; ";
+  if (kind == "relative" || kind == "learned_relative") {
+    details += number(pe["num_buckets"]) + " buckets, max_distance " + number(pe["max_distance"]) +
+               ", one bias table shared by the layers";
   }
   if (pe["scale_embeddings"].get<bool>()) details += ", token embeddings scaled by sqrt(d_model)";
   std::string text = kind;

@@ -136,8 +136,9 @@ std::vector<float> table_for(const PeOptions& options) {
   }
   const auto kind = parse_position_encoding(options.kind);
   if (!kind) {
-    throw UsageError("--kind: unknown position encoding '" + options.kind +
-                     "' (expected none, sinusoidal, learned, rope, alibi or relative)");
+    throw UsageError(
+        "--kind: unknown position encoding '" + options.kind +
+        "' (expected none, sinusoidal, learned, rope, alibi, relative or learned_relative)");
   }
   std::vector<float> values(static_cast<size_t>(options.positions * options.d_model), 0.0f);
   switch (*kind) {

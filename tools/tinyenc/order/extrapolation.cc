@@ -46,7 +46,7 @@ std::optional<int64_t> training_max_tokens(const std::filesystem::path& dir) {
 // Why sentences of `tokens` tokens cannot run, for a model that runs at most `limit`.
 std::string cannot_reason(const LoadedModel& model, int64_t tokens, int64_t limit) {
   const std::string count = std::to_string(tokens) + " tokens";
-  if (model.config.encoder.position_encoding.kind == PositionEncodingKind::kLearned) {
+  if (has_position_table(model.config.encoder.position_encoding.kind)) {
     return count + ": past the learned position table's " + std::to_string(limit) + " positions";
   }
   return count + ": longer than the " + std::to_string(limit) +
