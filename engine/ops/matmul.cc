@@ -27,13 +27,9 @@ dnnl::algorithm algorithm_of(Epilogue epilogue) {
   return dnnl::algorithm::undef;
 }
 
-// int8's two dequantization post-ops come first; then the activation, then the residual add.
-constexpr int kScaleArgument = DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1;
-constexpr int kOffsetArgument = DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1;
-
-int residual_argument(ComputeDtype dtype, Epilogue epilogue) {
-  const int index = (dtype == ComputeDtype::kInt8 ? 2 : 0) + (epilogue != Epilogue::kNone ? 1 : 0);
-  return DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1;
+// The post-ops are the activation, then the residual add.
+int residual_argument(Epilogue epilogue) {
+  return DNNL_ARG_ATTR_MULTIPLE_POST_OP(epilogue != Epilogue::kNone ? 1 : 0) | DNNL_ARG_SRC_1;
 }
 
 memory::data_type source_type(ComputeDtype dtype) {
@@ -82,91 +78,87 @@ Matmul::Matmul(Runtime& runtime) : runtime_(&runtime), activation_levels_(activa
 
 void Matmul::operator()(const float* x, int64_t rows, WeightMatrix& weights, const float* bias,
                         float* y, Epilogue epilogue, const float* residual) {
-  if (weights.dtype() == ComputeDtype::kInt8 && rows <= kFineRows) {
-    fine_int8(x, rows, weights, bias, y, epilogue, residual);
+  if (weights.dtype() == ComputeDtype::kInt8) {
+    rowwise_int8(x, rows, weights, bias, y, epilogue, residual);
     return;
   }
-  const Key key{&weights, weights.dtype(),     bias,  rows,
-                epilogue, residual != nullptr, false, current_threads()};
+  const Key key{&weights,         weights.dtype(), bias, rows, epilogue, residual != nullptr,
+                current_threads()};
   Plan& plan = plans_.get(key, [&] { return this->plan(key, weights); });
   const void* source = x;
   if (key.dtype == ComputeDtype::kBF16) {
     auto* bits = static_cast<uint16_t*>(activation_buffer(rows, weights.in_features(), 2));
     convert_to_bf16(x, rows * weights.in_features(), bits);
     source = bits;
-  } else if (key.dtype == ComputeDtype::kInt8) {
-    source = quantize(x, rows, weights, bias, plan);
   }
   plan.primitive.bind(DNNL_ARG_SRC, source).bind(DNNL_ARG_DST, y);
-  if (residual) plan.primitive.bind(residual_argument(key.dtype, epilogue), residual);
+  if (residual) plan.primitive.bind(residual_argument(epilogue), residual);
   plan.primitive.execute(runtime_->stream);
   implementation_ = &plan.implementation;
 }
 
-const void* Matmul::quantize(const float* x, int64_t rows, const WeightMatrix& weights,
-                             const float* bias, Plan& plan) {
-  const int64_t count = rows * weights.in_features();
-  const ActivationQuantization q =
-      choose_activation_quantization(activation_range(x, count), activation_levels_);
-  auto* levels = static_cast<uint8_t*>(activation_buffer(rows, weights.in_features(), 1));
-  quantize_activations(x, count, q, activation_levels_, levels);
-  // y[o] = scale_x * scale_w[o] * sum_i (q[i] - zero_point) * w_s8[o][i] + b[o]
-  //      = channel_scale[o] * (sum_i q[i] w_s8[o][i]) + b[o] - channel_scale[o] * zero_point *
-  //        row_sum[o]
-  const float* weight_scales = weights.scales();
-  const int32_t* row_sums = weights.row_sums();
-  const float zero_point = static_cast<float>(q.zero_point);
-  for (int64_t o = 0; o < weights.out_features(); ++o) {
-    const float scale = q.scale * weight_scales[o];
-    plan.channel_scales[static_cast<size_t>(o)] = scale;
-    plan.channel_offsets[static_cast<size_t>(o)] =
-        (bias ? bias[o] : 0.0f) - scale * zero_point * static_cast<float>(row_sums[o]);
-  }
-  return levels;
-}
-
-void Matmul::fine_int8(const float* x, int64_t rows, WeightMatrix& weights, const float* bias,
-                       float* y, Epilogue epilogue, const float* residual) {
+void Matmul::rowwise_int8(const float* x, int64_t rows, WeightMatrix& weights, const float* bias,
+                          float* y, Epilogue epilogue, const float* residual) {
   const int64_t in = weights.in_features(), out = weights.out_features(), count = rows * in;
-  const Key key{&weights, ComputeDtype::kInt8, nullptr, 2 * rows, Epilogue::kNone, false,
-                true,     current_threads()};
+  const int64_t passes = rows <= kTwoPassRows ? 2 : 1;
+  const Key key{&weights, ComputeDtype::kInt8, nullptr, passes * rows, Epilogue::kNone,
+                false,    current_threads()};
   Plan& plan = plans_.get(key, [&] { return this->plan(key, weights); });
-  // x ~= coarse.scale (q - coarse.zero_point) + fine.scale (q' - fine.zero_point): q' quantizes
-  // what q leaves, at most half of q's step, so the pair carries about twice the bits.
-  auto* levels = static_cast<uint8_t*>(activation_buffer(2 * rows, in, 1));
-  const ActivationQuantization coarse =
-      choose_activation_quantization(activation_range(x, count), activation_levels_);
-  quantize_activations(x, count, coarse, activation_levels_, levels);
-  remainders_.reserve(static_cast<size_t>(count));
-  float* remainder = remainders_.data();
-  for (int64_t i = 0; i < count; ++i) {
-    remainder[i] = x[i] - coarse.scale * static_cast<float>(levels[i] - coarse.zero_point);
+  // Row r: x ~= s_r (q - z_r), and with two passes + s'_r (q' - z'_r), q' quantizing what q
+  // leaves (at most half of q's step), so that the pair carries about twice the bits.
+  auto* levels = static_cast<uint8_t*>(activation_buffer(passes * rows, in, 1));
+  row_quantizations_.resize(static_cast<size_t>(passes * rows));
+  for (int64_t r = 0; r < rows; ++r) {
+    const ActivationQuantization q =
+        choose_activation_quantization(activation_range(x + r * in, in), activation_levels_);
+    quantize_activations(x + r * in, in, q, activation_levels_, levels + r * in);
+    row_quantizations_[static_cast<size_t>(r)] = q;
   }
-  const ActivationQuantization fine =
-      choose_activation_quantization(activation_range(remainder, count), activation_levels_);
-  quantize_activations(remainder, count, fine, activation_levels_, levels + count);
+  if (passes == 2) {
+    remainders_.reserve(static_cast<size_t>(count));
+    float* remainder = remainders_.data();
+    for (int64_t r = 0; r < rows; ++r) {
+      const ActivationQuantization q = row_quantizations_[static_cast<size_t>(r)];
+      for (int64_t i = r * in; i < (r + 1) * in; ++i) {
+        remainder[i] = x[i] - q.scale * static_cast<float>(levels[i] - q.zero_point);
+      }
+      const ActivationQuantization fine = choose_activation_quantization(
+          activation_range(remainder + r * in, in), activation_levels_);
+      quantize_activations(remainder + r * in, in, fine, activation_levels_,
+                           levels + count + r * in);
+      row_quantizations_[static_cast<size_t>(rows + r)] = fine;
+    }
+  }
 
-  sums_.reserve(static_cast<size_t>(2 * rows * out));
+  sums_.reserve(static_cast<size_t>(passes * rows * out));
   auto* sums = reinterpret_cast<int32_t*>(sums_.data());
   plan.primitive.bind(DNNL_ARG_SRC, levels).bind(DNNL_ARG_DST, sums);
   plan.primitive.execute(runtime_->stream);
   implementation_ = &plan.implementation;
 
-  // y = scale_w[o] (coarse.scale (S - z rowsum[o]) + fine.scale (S' - z' rowsum[o])) + b[o], the
-  // differences exact in 64 bits.
+  // y[r][o] = scale_w[o] sum over passes of s_r (S[r][o] - z_r rowsum[o]) + b[o]. S - z rowsum is
+  // exact in 32 bits: |S| <= 255 * 127 * in and z rowsum as large, under 2^31 up to in = 33000.
   const float* weight_scales = weights.scales();
   const int32_t* row_sums = weights.row_sums();
   for (int64_t r = 0; r < rows; ++r) {
-    const int32_t* coarse_sums = sums + r * out;
-    const int32_t* fine_sums = sums + (rows + r) * out;
     float* y_row = y + r * out;
-    for (int64_t o = 0; o < out; ++o) {
-      const int64_t coarse_part =
-          int64_t{coarse_sums[o]} - int64_t{coarse.zero_point} * row_sums[o];
-      const int64_t fine_part = int64_t{fine_sums[o]} - int64_t{fine.zero_point} * row_sums[o];
-      const double value = double(weight_scales[o]) * (double(coarse.scale) * double(coarse_part) +
-                                                       double(fine.scale) * double(fine_part));
-      y_row[o] = static_cast<float>(value + (bias ? bias[o] : 0.0));
+    for (int64_t pass = 0; pass < passes; ++pass) {
+      const ActivationQuantization q = row_quantizations_[static_cast<size_t>(pass * rows + r)];
+      const int32_t* row = sums + (pass * rows + r) * out;
+      const int32_t zero_point = q.zero_point;
+      const float scale = q.scale;
+      if (pass == 0) {
+        for (int64_t o = 0; o < out; ++o) {
+          y_row[o] =
+              scale * weight_scales[o] * static_cast<float>(row[o] - zero_point * row_sums[o]) +
+              (bias ? bias[o] : 0.0f);
+        }
+      } else {
+        for (int64_t o = 0; o < out; ++o) {
+          y_row[o] +=
+              scale * weight_scales[o] * static_cast<float>(row[o] - zero_point * row_sums[o]);
+        }
+      }
     }
   }
   if (epilogue != Epilogue::kNone) {
@@ -199,20 +191,14 @@ void* Matmul::activation_buffer(int64_t rows, int64_t in, size_t element_size) {
 Matmul::Plan Matmul::plan(const Key& key, WeightMatrix& weights) {
   const int64_t rows = key.rows, in = weights.in_features(), out = weights.out_features();
   const memory::data_type f32 = memory::data_type::f32, source = source_type(key.dtype);
-  // int8's raw sums (fine_int8) have no dequantization, bias or post-op: s32 as accumulated.
-  const bool int8 = key.dtype == ComputeDtype::kInt8 && !key.raw;
-  const memory::data_type sums = key.raw ? memory::data_type::s32 : f32;
+  // int8 gives the s32 sums as accumulated, with no bias or post-op (rowwise_int8 does the rest).
+  const bool int8 = key.dtype == ComputeDtype::kInt8;
+  const memory::data_type sums = int8 ? memory::data_type::s32 : f32;
   const dnnl::engine& engine = runtime_->engine;
-  // int8 adds the bias with its dequantization offsets (oneDNN would add a primitive bias to the
-  // s32 sums, before any scale).
-  void* bias = key.dtype == ComputeDtype::kInt8 ? nullptr : const_cast<float*>(key.bias);
-  // The post-ops, for a destination `dst` and per-channel operands `per_channel`.
-  auto attributes_for = [&](const memory::desc& dst, const memory::desc& per_channel) {
+  void* bias = const_cast<float*>(key.bias);  // oneDNN only reads it
+  // The post-ops, for a destination `dst`.
+  auto attributes_for = [&](const memory::desc& dst) {
     dnnl::post_ops post_ops;
-    if (int8) {
-      post_ops.append_binary(dnnl::algorithm::binary_mul, per_channel);
-      post_ops.append_binary(dnnl::algorithm::binary_add, per_channel);
-    }
     if (key.epilogue != Epilogue::kNone) {
       post_ops.append_eltwise(1.0f, algorithm_of(key.epilogue), 0.0f, 0.0f);
     }
@@ -225,13 +211,12 @@ Matmul::Plan Matmul::plan(const Key& key, WeightMatrix& weights) {
   Plan plan;
   dnnl::primitive primitive;
   memory weight_memory;
-  memory::desc src, dst, per_channel, bias_desc;
+  memory::desc src, dst, bias_desc;
   bool chosen = false;
   if (use_convolution(key.dtype, rows)) {
     using Convolution = dnnl::convolution_forward;
     src = memory::desc({1, in, rows}, source, tag::acb);
     dst = memory::desc({1, out, rows}, sums, tag::acb);
-    per_channel = memory::desc({1, out, 1}, f32, tag::abc);  // broadcast over the rows
     bias_desc = memory::desc({out}, f32, tag::a);
     const memory::desc any_weights({out, in, 1}, weights.data_type(), tag::any);
     const auto kind = dnnl::prop_kind::forward_inference;
@@ -239,7 +224,7 @@ Matmul::Plan Matmul::plan(const Key& key, WeightMatrix& weights) {
     const Convolution::desc description =
         bias ? Convolution::desc(kind, direct, src, any_weights, bias_desc, dst, {1}, {0}, {0})
              : Convolution::desc(kind, direct, src, any_weights, dst, {1}, {0}, {0});
-    Convolution::primitive_desc pd(description, attributes_for(dst, per_channel), engine);
+    Convolution::primitive_desc pd(description, attributes_for(dst), engine);
     // No acceptable convolution for this shape (e.g. int8 with an output count the kernels do
     // not block): the matmul below.
     if (choose_implementation(pd)) {
@@ -252,7 +237,6 @@ Matmul::Plan Matmul::plan(const Key& key, WeightMatrix& weights) {
   if (!chosen) {
     src = memory::desc({rows, in}, source, tag::ab);
     dst = memory::desc({rows, out}, sums, tag::ab);
-    per_channel = memory::desc({1, out}, f32, tag::ab);
     bias_desc = memory::desc({1, out}, f32, tag::ab);
     // f32 reads torch's matrix in place; bf16 and int8 ask for the layout the kernel wants.
     const bool in_place = key.dtype == ComputeDtype::kF32;
@@ -260,7 +244,7 @@ Matmul::Plan Matmul::plan(const Key& key, WeightMatrix& weights) {
     const dnnl::matmul::desc description =
         bias ? dnnl::matmul::desc(src, weight_desc, bias_desc, dst)
              : dnnl::matmul::desc(src, weight_desc, dst);
-    dnnl::matmul::primitive_desc pd(description, attributes_for(dst, per_channel), engine);
+    dnnl::matmul::primitive_desc pd(description, attributes_for(dst), engine);
     require_implementation(pd, "a " + std::string(compute_dtype_name(key.dtype)) + " Linear " +
                                    std::to_string(in) + " -> " + std::to_string(out) + " on " +
                                    std::to_string(rows) + " rows");
@@ -274,13 +258,7 @@ Matmul::Plan Matmul::plan(const Key& key, WeightMatrix& weights) {
                                        {DNNL_ARG_DST, memory(dst, engine, nullptr)}};
   if (bias) args.emplace(DNNL_ARG_BIAS, memory(bias_desc, engine, bias));
   if (key.residual) {
-    args.emplace(residual_argument(key.dtype, key.epilogue), memory(dst, engine, nullptr));
-  }
-  if (int8) {
-    plan.channel_scales.resize(static_cast<size_t>(out));
-    plan.channel_offsets.resize(static_cast<size_t>(out));
-    args.emplace(kScaleArgument, memory(per_channel, engine, plan.channel_scales.data()));
-    args.emplace(kOffsetArgument, memory(per_channel, engine, plan.channel_offsets.data()));
+    args.emplace(residual_argument(key.epilogue), memory(dst, engine, nullptr));
   }
   plan.primitive = BoundPrimitive(std::move(primitive), std::move(args));
   return plan;

@@ -1,13 +1,18 @@
 // y[rows, out] = epilogue(x[rows, in] W^T + b) (+ residual[rows, out]): torch.nn.Linear with the
-// activation and the residual add fused into the primitive as oneDNN post-ops. x, y, b and the
-// residual are f32 in every dtype; the weights are in theirs (WeightMatrix):
-//   f32:  f32 x f32.
-//   bf16: x rounded to bf16 into a scratch buffer, bf16 x bf16 with f32 accumulation.
-//   int8: dynamic quantization (as PyTorch's quantize_dynamic): x quantized per call to u8 with
-//         one scale and zero point for the tensor, s8 weights per output channel, s32
-//         accumulation; the dequantization is the first two post-ops, a multiply by
-//         scale_x * scale_w[o] and an add of b[o] - scale_x * scale_w[o] * zero_point *
-//         sum_i w_s8[o][i] (the zero point's share), both per output channel.
+// activation and the residual add. x, y, b and the residual are f32 in every dtype; the weights
+// are in theirs (WeightMatrix):
+//   f32:  f32 x f32, activation and residual fused into the primitive as oneDNN post-ops.
+//   bf16: x rounded to bf16 into a scratch buffer, bf16 x bf16 with f32 accumulation; post-ops
+//         as f32.
+//   int8: dynamic quantization (as PyTorch's quantize_dynamic, but per token): each row of x
+//         quantized per call to u8 with its own scale and zero point, s8 weights per output
+//         channel, s32 sums from oneDNN; then here y = scale_x[r] * scale_w[o] * (S - zero_point
+//         * sum_i w_s8[o][i]) + b[o], oneDNN's activation over y, and the residual add. One scale
+//         per row: a token with outlying activations (a checkpoint's [CLS] or </s> often has a
+//         few channels 50x the rest) coarsens only its own row. oneDNN 2.6 has no kernel for a
+//         per-row scale as a post-op (a {rows, 1} binary post-op runs its reference loop), so
+//         the dequantization is a pass of ours: 0-6 % slower than one scale per call fused as
+//         post-ops, on mini and base at 8 to 128 rows (bench --dtype int8, one thread, VNNI).
 #pragma once
 
 #include <compare>
@@ -18,6 +23,7 @@
 #include "engine/buffer.h"
 #include "engine/dtype.h"
 #include "engine/ops/bound_primitive.h"
+#include "engine/ops/quantize.h"
 #include "engine/ops/runtime.h"
 #include "engine/ops/weight_matrix.h"
 
@@ -47,7 +53,6 @@ class Matmul {
     int64_t rows;
     Epilogue epilogue;
     bool residual;
-    bool raw;  // int8's s32 sums alone (fine_int8)
     int threads;
     auto operator<=>(const Key&) const = default;
   };
@@ -61,24 +66,20 @@ class Matmul {
   struct Plan {
     BoundPrimitive primitive;
     std::string implementation;
-    std::vector<float> channel_scales;   // int8: scale_x * scale_w[o]
-    std::vector<float> channel_offsets;  // int8: b[o] minus the zero point's share
   };
   Plan plan(const Key& key, WeightMatrix& weights);
-  const void* quantize(const float* x, int64_t rows, const WeightMatrix& weights, const float* bias,
-                       Plan& plan);
-  // int8 on at most kFineRows rows (inputs of 1 to 3 tokens): each activation quantized twice,
-  // the second time what the first left (x ~= s (q - z) + s' (q' - z')), both halves one matmul
-  // over 2 x rows rows into s32 sums, combined, biased, activated and added to the residual here.
-  // The activations then carry about twice int8's bits and what is left of its error is the
-  // weights': on the base preset, pooled cosine to f32 of 1-token inputs went from 0.9987-0.9988
-  // to 0.9993-0.9994, the weights-only figure. It costs a second pass over the activations and
-  // the doubled dot products: 1.0x to 1.35x the one-pass time from 1 to 3 rows on base, 1.2x to
-  // 1.8x on mini (bench --dtype int8 --seq 1,2,3, one thread, AVX-512 VNNI); from 4 rows the
-  // one-pass error is within the gates and its speed is kept.
-  static constexpr int64_t kFineRows = 3;
-  void fine_int8(const float* x, int64_t rows, WeightMatrix& weights, const float* bias, float* y,
-                 Epilogue epilogue, const float* residual);
+  // int8, per row. On at most kTwoPassRows rows (inputs of 1 to 3 tokens) each activation is
+  // quantized twice, the second time what the first left (x ~= s (q - z) + s' (q' - z')), both
+  // halves one matmul over 2 x rows rows. The activations then carry about twice int8's bits and
+  // what is left of its error is the weights': on the base preset, pooled cosine to f32 of 1-token
+  // inputs went from 0.9987-0.9988 to 0.9993-0.9994, the weights-only figure. It costs a second
+  // pass over the activations and the doubled dot products: 1.0x to 1.35x the one-pass time from 1
+  // to 3 rows on base, 1.2x to 1.8x on mini (bench --dtype int8 --seq 1,2,3, one thread, AVX-512
+  // VNNI); from 4 rows the one-pass error is within the gates and its speed is kept.
+  static constexpr int64_t kTwoPassRows = 3;
+  void rowwise_int8(const float* x, int64_t rows, WeightMatrix& weights, const float* bias,
+                    float* y, Epilogue epilogue, const float* residual);
+  std::vector<ActivationQuantization> row_quantizations_;
   // source_, with room for `rows` + kSlackRows rows of `in` elements of `element_size` bytes.
   // oneDNN's AMX kernels load whole tiles of 16 rows; the slack keeps a kernel that loads a
   // partial block's tile in full inside memory of ours.
@@ -89,8 +90,8 @@ class Matmul {
   int32_t activation_levels_;  // int8: u8 activations take [0, activation_levels_]
   PrimitiveCache<Key, Plan> plans_;
   AlignedBuffer source_;      // bf16 or u8 activations [rows, in], shared by every plan
-  AlignedBuffer remainders_;  // fine_int8: what the first quantization left [rows, in]
-  AlignedBuffer sums_;        // fine_int8: s32 sums [2 x rows, out]
+  AlignedBuffer remainders_;  // int8: what the first quantization left [rows, in]
+  AlignedBuffer sums_;        // int8: s32 sums [passes x rows, out]
   PrimitiveCache<ActivationKey> activations_;
   static const std::string kNoImplementation;
   const std::string* implementation_ = &kNoImplementation;
