@@ -109,10 +109,10 @@ TEST_P(EncoderDtype, Bf16PooledCosineAndHiddenError) {
 
 INSTANTIATE_TEST_SUITE_P(Presets, EncoderDtype, ::testing::Values("tiny", "mini", "small"));
 
-// Inputs of 1 to 3 tokens, each alone: one token's activations set the whole input's
-// quantization scale, so int8 quantizes them twice (ops::Matmul::fine_int8). The same 0.999 gate,
-// on every preset, the 12-layer base among them, over 8 inputs per length (3 on base, whose
-// weights take most of the test's time to make).
+// Inputs of 1 to 3 tokens, each alone: few rows, each quantized with its own 255 (or 127)
+// levels, so int8 quantizes them twice (ops::Matmul::rowwise_int8). The same 0.999 gate, on
+// every preset, the 12-layer base among them, over 8 inputs per length (3 on base, whose weights
+// take most of the test's time to make).
 TEST(EncoderDtypeShort, Int8PooledCosineAtLeast0999OnOneToThreeTokens) {
   if (const std::string reason = dtype_unsupported_reason(ComputeDtype::kInt8); !reason.empty()) {
     GTEST_SKIP() << reason;
