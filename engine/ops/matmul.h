@@ -68,18 +68,20 @@ class Matmul {
     std::string implementation;
   };
   Plan plan(const Key& key, WeightMatrix& weights);
-  // int8, per row. On at most kTwoPassRows rows (inputs of 1 to 3 tokens) each activation is
-  // quantized twice, the second time what the first left (x ~= s (q - z) + s' (q' - z')), both
-  // halves one matmul over 2 x rows rows. The activations then carry about twice int8's bits and
-  // what is left of its error is the weights': on the base preset, pooled cosine to f32 of 1-token
-  // inputs went from 0.9987-0.9988 to 0.9993-0.9994, the weights-only figure. It costs a second
-  // pass over the activations and the doubled dot products: 1.0x to 1.35x the one-pass time from 1
-  // to 3 rows on base, 1.2x to 1.8x on mini (bench --dtype int8 --seq 1,2,3, one thread, AVX-512
-  // VNNI); from 4 rows the one-pass error is within the gates and its speed is kept.
+  // int8, per row. Some rows are quantized twice, the second time what the first left (x ~= s
+  // (q - z) + s' (q' - z')), both quantizations rows of the one matmul: every row of an input of
+  // at most kTwoPassRows rows (1 to 3 tokens), and elsewhere a row with values far out of its
+  // bulk (outlying() in matmul.cc). Such a row's activations then carry about twice int8's bits.
+  // On the base preset, pooled cosine to f32 of 1-token inputs went from 0.9987-0.9988 to
+  // 0.9993-0.9994, the weights-only figure; all-mpnet-base-v2's ranking (Spearman against
+  // f32) on AVX2's 127 levels from 0.989 to 0.996. It costs the second rows' dot products: 1.0x
+  // to 1.35x the one-pass time from 1 to 3 rows on base, 1.2x to 1.8x on mini (bench --dtype int8
+  // --seq 1,2,3, one thread, AVX-512 VNNI), and nothing where no row is outlying.
   static constexpr int64_t kTwoPassRows = 3;
   void rowwise_int8(const float* x, int64_t rows, WeightMatrix& weights, const float* bias,
                     float* y, Epilogue epilogue, const float* residual);
-  std::vector<ActivationQuantization> row_quantizations_;
+  std::vector<ActivationQuantization> row_quantizations_;  // rows, then the second ones
+  std::vector<int64_t> twice_;                             // the rows quantized twice
   // source_, with room for `rows` + kSlackRows rows of `in` elements of `element_size` bytes.
   // oneDNN's AMX kernels load whole tiles of 16 rows; the slack keeps a kernel that loads a
   // partial block's tile in full inside memory of ours.
@@ -90,8 +92,8 @@ class Matmul {
   int32_t activation_levels_;  // int8: u8 activations take [0, activation_levels_]
   PrimitiveCache<Key, Plan> plans_;
   AlignedBuffer source_;      // bf16 or u8 activations [rows, in], shared by every plan
-  AlignedBuffer remainders_;  // int8: what the first quantization left [rows, in]
-  AlignedBuffer sums_;        // int8: s32 sums [passes x rows, out]
+  AlignedBuffer remainders_;  // int8: what a row's first quantization left [in]
+  AlignedBuffer sums_;        // int8: s32 sums [rows + rows quantized twice, out]
   PrimitiveCache<ActivationKey> activations_;
   static const std::string kNoImplementation;
   const std::string* implementation_ = &kNoImplementation;

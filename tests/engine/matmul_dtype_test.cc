@@ -307,6 +307,39 @@ TEST(LinearDtype, Int8WithinQuantizationSteps) {
   }
 }
 
+// A row with one value 200x its others (as a checkpoint's outlier tokens have) quantized with one
+// scale would keep its ordinary values to a level or two, about 30x the error of a normal row.
+// int8 quantizes such a row twice: its error stays that of the normal rows. The outlier's column
+// of weights is zero, so that only the activations' rounding differs between the rows. (1024
+// inputs: in a row of n values one outlier can stand at most sqrt(n) root mean squares out.)
+TEST(LinearDtype, Int8RowWithAnOutlierKeepsItsPrecision) {
+  SKIP_UNLESS_SUPPORTED(ComputeDtype::kInt8);
+  constexpr int64_t kRows = 8, kOutlierRow = 3, kOutlierColumn = 5, kWide = 1024;
+  std::vector<float> w = normal_values(kOut * kWide, 0.1f, 1);
+  for (int64_t o = 0; o < kOut; ++o) w[o * kWide + kOutlierColumn] = 0.0f;
+  std::vector<float> x = normal_values(kRows * kWide, 1.0f, 2);
+  x[kOutlierRow * kWide + kOutlierColumn] = 200.0f;
+  Runtime runtime;
+  Linear linear(runtime, LinearSource::of_f32(w.data(), kOut, kWide), nullptr, ComputeDtype::kInt8);
+  std::vector<float> y(static_cast<size_t>(kRows * kOut));
+  linear(x.data(), kRows, y.data());
+  std::vector<double> worst(kRows, 0.0);
+  for (int64_t r = 0; r < kRows; ++r) {
+    for (int64_t o = 0; o < kOut; ++o) {
+      double expected = 0.0;
+      for (int64_t i = 0; i < kWide; ++i) expected += double(x[r * kWide + i]) * w[o * kWide + i];
+      worst[r] = std::max(worst[r], std::fabs(y[r * kOut + o] - expected));
+    }
+  }
+  double others = 0.0;
+  for (int64_t r = 0; r < kRows; ++r) {
+    if (r != kOutlierRow) others = std::max(others, worst[r]);
+  }
+  EXPECT_GT(others, 0.0);
+  EXPECT_LE(worst[kOutlierRow], 2.0 * others)
+      << "the outlier's row: " << worst[kOutlierRow] << ", the others at most " << others;
+}
+
 // ---- weight source forms ----------------------------------------------------------------------
 
 std::vector<float> run_linear(const LinearSource& source, ComputeDtype dtype, int64_t rows,
