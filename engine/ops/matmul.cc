@@ -83,9 +83,15 @@ constexpr float kOutlyingRatio = 16.0f;
 
 bool outlying(const float* row, int64_t count, ValueRange range) {
   const float largest = std::max(-range.min, range.max);
+  // Eight partial sums, so that the compiler may keep them in one vector register.
+  float partial[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    for (int lane = 0; lane < 8; ++lane) partial[lane] += row[i + lane] * row[i + lane];
+  }
   float squares = 0.0f;
-#pragma omp simd reduction(+ : squares)
-  for (int64_t i = 0; i < count; ++i) squares += row[i] * row[i];
+  for (; i < count; ++i) squares += row[i] * row[i];
+  for (float p : partial) squares += p;
   return largest * largest > kOutlyingRatio * kOutlyingRatio * squares / static_cast<float>(count);
 }
 

@@ -72,7 +72,13 @@ TEST(LongTextTest, RepeatedCharactersAreCutBeforeTokenizing) {
     Encoding kept = pipeline.encode(text);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    // The whole text took 3.6 s ('a') and 24 s (CJK); under the sanitizers everything runs
+    // several times slower, so the bound there is wider.
+#if defined(__SANITIZE_ADDRESS__)
+    EXPECT_LT(seconds, 12.0) << character;
+#else
     EXPECT_LT(seconds, 2.0) << character;
+#endif
     EXPECT_LE(kept.size(), 64u);
   }
 }
