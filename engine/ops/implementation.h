@@ -8,35 +8,24 @@
 //   33, 36, 39, 42, 45, 48 rows) it loads tiles past the end of its source and residual and
 //   stores past the end of its destination, buffers that are exactly the size its memory
 //   descriptors give.
-// Every implementation taken is recorded, so that tests can check what a forward pass ran.
+// ONEDNN_VERBOSE=1 lists what ran (tests/tools/cli_implementations_test.cc reads it).
 #pragma once
 
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace tinyenc::ops {
 
 // Whether a forward pass may run oneDNN's implementation `name` (impl_info_str()).
 bool acceptable_implementation(std::string_view name);
 
-// Records `name` as taken.
-void record_implementation(const std::string& name);
-
-// The names of every implementation taken since the process started (or the last clear), sorted.
-std::vector<std::string> implementations_taken();
-void clear_implementations_taken();
-
-// Moves `pd` to the first acceptable implementation from the one it is at and records it.
+// Moves `pd` to the first acceptable implementation from the one it is at.
 // Returns false (with `pd` past its last) when there is none.
 template <class PrimitiveDesc>
 bool choose_implementation(PrimitiveDesc& pd) {
   for (;;) {
     const std::string name = pd.impl_info_str();
-    if (acceptable_implementation(name)) {
-      record_implementation(name);
-      return true;
-    }
+    if (acceptable_implementation(name)) return true;
     if (!pd.next_impl()) return false;
   }
 }
