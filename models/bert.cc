@@ -35,19 +35,7 @@ void read_bert_config(JsonField& fields, ModelConfig& config) {
 
 void read_roberta_config(JsonField& fields, ModelConfig& config) {
   read_bert_config(fields, config);
-  // RoBERTa numbers positions from padding_idx + 1 and gives pads padding_idx, with
-  // padding_idx = pad_token_id (fairseq's make_positions).
-  PositionEncodingConfig& position_encoding = config.encoder.position_encoding;
-  position_encoding.padding_idx = config.pad_token_id.value_or(1);
-  if (position_encoding.padding_idx + 1 >= position_encoding.max_positions) {
-    fields.fail("max_position_embeddings", std::to_string(position_encoding.max_positions) +
-                                               " leaves no positions after padding_idx " +
-                                               std::to_string(position_encoding.padding_idx) +
-                                               " (pad_token_id)");
-  }
-  // RoBERTa's <s> and </s> play BERT's [CLS] and [SEP].
-  if (!config.cls_token_id) config.cls_token_id = read_token_id(fields, "bos_token_id");
-  if (!config.sep_token_id) config.sep_token_id = read_token_id(fields, "eos_token_id");
+  read_roberta_numbering(fields, config);
 }
 
 void bind_bert_weights(TensorBinder& tensors, ModelConfig& config, EncoderWeights& weights) {

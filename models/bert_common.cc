@@ -95,4 +95,17 @@ void bind_classifier(TensorBinder& tensors, const std::string& name, const Encod
   }
 }
 
+void read_roberta_numbering(JsonField& fields, ModelConfig& config) {
+  PositionEncodingConfig& position_encoding = config.encoder.position_encoding;
+  position_encoding.padding_idx = config.pad_token_id.value_or(1);
+  if (position_encoding.padding_idx + 1 >= position_encoding.max_positions) {
+    fields.fail("max_position_embeddings", std::to_string(position_encoding.max_positions) +
+                                               " leaves no positions after padding_idx " +
+                                               std::to_string(position_encoding.padding_idx) +
+                                               " (pad_token_id)");
+  }
+  if (!config.cls_token_id) config.cls_token_id = read_token_id(fields, "bos_token_id");
+  if (!config.sep_token_id) config.sep_token_id = read_token_id(fields, "eos_token_id");
+}
+
 }  // namespace tinyenc

@@ -33,6 +33,9 @@ void read_bert_sizes(JsonField& fields, EncoderConfig& encoder, int64_t default_
 
 // A learned table of max_position_embeddings rows (default 512, as BertConfig).
 void read_learned_positions(JsonField& fields, ModelConfig& config);
+// RoBERTa's numbering, which MPNet shares: positions from padding_idx + 1 with padding_idx =
+// pad_token_id (fairseq's make_positions), and <s> / </s> playing BERT's [CLS] and [SEP].
+void read_roberta_numbering(JsonField& fields, ModelConfig& config);
 
 // A base model whose output is the [CLS] state. A *ForSequenceClassification is refused: its head
 // (`head`, e.g. "dense, hidden_act, out_proj") is not the engine's pooler (tanh) and classifier,

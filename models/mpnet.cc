@@ -16,18 +16,9 @@ void read_mpnet_config(JsonField& fields, ModelConfig& config) {
   read_learned_positions(fields, config);
   PositionEncodingConfig& position_encoding = encoder.position_encoding;
   position_encoding.kind = PositionEncodingKind::kLearnedRelative;
-  position_encoding.padding_idx = config.pad_token_id.value_or(1);
   position_encoding.relative.num_buckets = fields.integer("relative_attention_num_buckets", 32, 4);
   position_encoding.relative.max_distance = 128;
-  if (position_encoding.padding_idx + 1 >= position_encoding.max_positions) {
-    fields.fail("max_position_embeddings", std::to_string(position_encoding.max_positions) +
-                                               " leaves no positions after padding_idx " +
-                                               std::to_string(position_encoding.padding_idx) +
-                                               " (pad_token_id)");
-  }
-  // <s> and </s> play BERT's [CLS] and [SEP].
-  if (!config.cls_token_id) config.cls_token_id = read_token_id(fields, "bos_token_id");
-  if (!config.sep_token_id) config.sep_token_id = read_token_id(fields, "eos_token_id");
+  read_roberta_numbering(fields, config);
   // MPNetClassificationHead applies tanh between dense and out_proj with its own names.
   read_cls_output(fields, config, "dense, tanh, out_proj", "MPNetModel");
 }
