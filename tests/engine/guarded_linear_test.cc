@@ -49,13 +49,7 @@ class GuardedFloats {
   float* data_ = nullptr;
 };
 
-std::vector<float> normal_values(int64_t count, float scale, uint32_t seed) {
-  std::mt19937 random(seed);
-  std::normal_distribution<float> normal(0.0f, scale);
-  std::vector<float> values(static_cast<size_t>(count));
-  for (float& v : values) v = normal(random);
-  return values;
-}
+using testing::normal_values;
 
 struct Shape {
   int64_t in, out;

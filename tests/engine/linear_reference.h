@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -21,6 +22,15 @@
 #include "engine/ops/quantize.h"
 
 namespace tinyenc::testing {
+
+// `count` draws from N(0, scale^2), the same for the same seed.
+inline std::vector<float> normal_values(int64_t count, float scale, uint32_t seed) {
+  std::mt19937 random(seed);
+  std::normal_distribution<float> normal(0.0f, scale);
+  std::vector<float> values(static_cast<size_t>(count));
+  for (float& v : values) v = normal(random);
+  return values;
+}
 
 inline double apply_epilogue(Epilogue epilogue, double v) {
   switch (epilogue) {

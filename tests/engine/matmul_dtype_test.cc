@@ -25,13 +25,7 @@
 namespace tinyenc {
 namespace {
 
-std::vector<float> normal_values(int64_t count, float scale, uint32_t seed) {
-  std::mt19937 random(seed);
-  std::normal_distribution<float> normal(0.0f, scale);
-  std::vector<float> values(static_cast<size_t>(count));
-  for (float& v : values) v = normal(random);
-  return values;
-}
+using testing::normal_values;
 
 #define SKIP_UNLESS_SUPPORTED(dtype)                                                 \
   if (const std::string reason = dtype_unsupported_reason(dtype); !reason.empty()) { \

@@ -53,4 +53,12 @@ int count_lines(const std::string& text) {
   return lines;
 }
 
+std::filesystem::path scratch_folder(const std::string& prefix, const std::string& name) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    (prefix + "_" + std::to_string(::getpid()) + "_" + name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
 }  // namespace tinyenc::testing

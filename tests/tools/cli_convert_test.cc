@@ -36,11 +36,7 @@ using testing::run_tinyenc;
 using testing::shell_quote;
 
 fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() /
-                       ("tinyenc_cli_convert_" + std::to_string(::getpid()) + "_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
+  return testing::scratch_folder("tinyenc_cli_convert", name);
 }
 
 // Every path under `dir`, relative to it, links not followed.

@@ -33,12 +33,7 @@ using testing::shell_quote;
 
 void expect_bad_input(const std::string& arguments, const std::string& mentions,
                       const std::string& input = "") {
-  const ProgramResult result = run_tinyenc(arguments, input);
-  EXPECT_EQ(result.exit_code, 2) << arguments << ": " << result.err;
-  EXPECT_EQ(count_lines(result.err), 1) << arguments << ": " << result.err;
-  EXPECT_EQ(result.err.rfind("tinyenc: error: ", 0), 0u) << result.err;
-  EXPECT_NE(result.err.find(mentions), std::string::npos) << arguments << ": " << result.err;
-  EXPECT_EQ(result.out, "") << arguments << ": nothing may be printed before the error";
+  testing::expect_one_line_error(run_tinyenc(arguments, input), mentions, arguments);
 }
 
 // A fresh folder under the system's temporary folder, removed by the destructor.

@@ -34,19 +34,11 @@ ProgramResult run_in(const fs::path& folder, const std::string& arguments) {
 }
 
 fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() /
-                       ("tinyenc_cli_options_" + std::to_string(::getpid()) + "_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
+  return testing::scratch_folder("tinyenc_cli_options", name);
 }
 
 void expect_usage_error(const ProgramResult& result, const std::string& mentions) {
-  EXPECT_EQ(result.exit_code, 2) << result.out << result.err;
-  EXPECT_EQ(count_lines(result.err), 1) << result.err;
-  EXPECT_EQ(result.err.rfind("tinyenc: error: ", 0), 0u) << result.err;
-  EXPECT_NE(result.err.find(mentions), std::string::npos) << result.err;
-  EXPECT_EQ(result.out, "");
+  testing::expect_one_line_error(result, mentions);
 }
 
 const std::string kQuickBench = "bench --config tiny --seq 8 --threads 1 --repeat 2";

@@ -27,21 +27,12 @@ using testing::run_tinyenc;
 using testing::shell_quote;
 
 fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() /
-                       ("tinyenc_cli_refusals_" + std::to_string(::getpid()) + "_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
+  return testing::scratch_folder("tinyenc_cli_refusals", name);
 }
 
 void expect_refused(const std::string& arguments, const std::string& mentions,
                     const std::string& input = "") {
-  const ProgramResult result = run_tinyenc(arguments, input);
-  EXPECT_EQ(result.exit_code, 2) << arguments << ": " << result.err;
-  EXPECT_EQ(count_lines(result.err), 1) << arguments << ": " << result.err;
-  EXPECT_EQ(result.err.rfind("tinyenc: error: ", 0), 0u) << result.err;
-  EXPECT_NE(result.err.find(mentions), std::string::npos) << arguments << ": " << result.err;
-  EXPECT_EQ(result.out, "") << arguments;
+  testing::expect_one_line_error(run_tinyenc(arguments, input), mentions, arguments);
 }
 
 std::string model() { return shell_quote(pretrained_model("order-rope")); }
