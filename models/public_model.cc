@@ -12,36 +12,10 @@
 
 #include "models/normalize_embedding.h"
 #include "models/pipeline.h"
+#include "models/public_model_impl.h"
 
 namespace tinyenc {
 namespace {
-
-// Texts per forward pass: a padded batch grows with its longest text, so a long list goes in
-// slices rather than as one batch that might not fit in memory.
-constexpr size_t kBatch = 32;
-
-// Runs `work`, turning what it throws into Error. The CLI sorts the same exceptions the same
-// way into its exit codes (2: bad input, 1: failure).
-template <typename Work>
-auto guarded(Work&& work) -> decltype(work()) {
-  try {
-    return work();
-  } catch (const Error&) {
-    throw;
-  } catch (const std::invalid_argument& e) {
-    throw Error(Error::Kind::kBadInput, e.what());
-  } catch (const std::out_of_range& e) {
-    throw Error(Error::Kind::kBadInput, e.what());
-  } catch (const std::filesystem::filesystem_error& e) {
-    throw Error(Error::Kind::kBadInput, e.path1().string() + ": " + e.code().message());
-  } catch (const std::bad_alloc&) {
-    throw Error(Error::Kind::kInternal, "out of memory");
-  } catch (const std::exception& e) {
-    throw Error(Error::Kind::kInternal, e.what());
-  }
-}
-
-Error bad_input(const std::string& message) { return Error(Error::Kind::kBadInput, message); }
 
 std::optional<Pooling> parse_pooling(const std::string& name) {
   if (name.empty()) return std::nullopt;
@@ -65,43 +39,7 @@ void check_threads(int threads) {
 
 Error::Error(Kind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
 
-struct Model::Impl {
-  Impl(const std::string& folder, const PipelineOptions& pipeline_options, const Options& options)
-      : options(options), pipeline(folder, pipeline_options) {}
-
-  // The encodings in slices of kBatch, one TextOutput each, in order.
-  std::vector<TextOutput> run(std::vector<Encoding> encodings, bool keep_hidden) {
-    std::vector<TextOutput> outputs;
-    for (size_t begin = 0; begin < encodings.size(); begin += kBatch) {
-      const size_t end = std::min(encodings.size(), begin + kBatch);
-      std::vector<Encoding> batch(std::make_move_iterator(encodings.begin() + begin),
-                                  std::make_move_iterator(encodings.begin() + end));
-      std::vector<TextOutput> done;
-      try {
-        done = pipeline.run(batch, keep_hidden);
-      } catch (const NonFiniteOutputError& e) {
-        // The weights overflow float32 on this input: the folder's problem, not tinyenc's.
-        throw bad_input(pipeline.dir().string() + ": input " +
-                        std::to_string(begin + static_cast<size_t>(e.sequence) + 1) + ": " +
-                        e.what());
-      }
-      for (TextOutput& output : done) {
-        if (options.normalize) normalize_embedding(output.embedding);
-        outputs.push_back(std::move(output));
-      }
-    }
-    return outputs;
-  }
-
-  std::vector<TextOutput> run_texts(const std::vector<std::string>& texts) {
-    std::vector<Encoding> encodings;
-    for (const std::string& text : texts) encodings.push_back(pipeline.encode(text));
-    return run(std::move(encodings), false);
-  }
-
-  Options options;
-  Pipeline pipeline;
-};
+Error bad_input(const std::string& message) { return Error(Error::Kind::kBadInput, message); }
 
 Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Model::Model(Model&&) noexcept = default;

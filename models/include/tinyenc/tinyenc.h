@@ -87,6 +87,7 @@ class Model {
 
  private:
   struct Impl;
+  friend struct ModelAccess;  // the rest of the public library (models/public_model_impl.h)
   explicit Model(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
