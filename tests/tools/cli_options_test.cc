@@ -452,6 +452,7 @@ TEST_P(ReadmeAndDocsCommands, RunAsWritten) {
         << result.err;
   }
   std::cout << page << ": " << run << " of " << commands.size() << " commands run\n";
+  if (!HasFailure()) fs::remove_all(folder);  // the symbolic links, not what they name
 }
 
 INSTANTIATE_TEST_SUITE_P(Pages, ReadmeAndDocsCommands, ::testing::ValuesIn(documentation_pages()),
