@@ -1,14 +1,17 @@
 // The options every subcommand shares mean one thing everywhere: -o names a file and its
 // extension picks the format (a bare format word is refused), --json/--jsonl/--csv, --batch-size,
 // --threads, --pair; numbers are printed as the shortest spelling of their float32 value; and
-// the README's commands run as written.
+// the commands the README and docs/ show run as written.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -280,24 +283,208 @@ TEST(CliOptions, ThreadsHelpSaysWhatItCounts) {
   }
 }
 
-// Every `tinyenc tokenize`, `pe` and `run` command the README shows runs as written, from the
-// repository's folder (the others take minutes, or are run by the order and bench tests).
-TEST(CliOptions, ReadmeCommandsRunAsWritten) {
-  std::ifstream readme(testing::source_dir() / "README.md");
-  ASSERT_TRUE(readme) << "README.md";
-  int commands = 0;
-  for (std::string line; std::getline(readme, line);) {
-    if (line.rfind("$ ", 0) == 0) line = line.substr(2);
-    for (const std::string command : {"tokenize ", "pe ", "run "}) {
-      const std::string prefix = "build/tinyenc " + command;
-      if (line.rfind(prefix, 0) != 0) continue;
-      ++commands;
-      const ProgramResult result =
-          run_in(testing::source_dir(), line.substr(std::string("build/tinyenc ").size()));
-      EXPECT_EQ(result.exit_code, 0) << line << ": " << result.err;
+// A `build/tinyenc ...` command a Markdown page shows, as a user would paste it.
+struct ShownCommand {
+  std::string where;      // "docs/commands.md:80"
+  std::string arguments;  // what follows "build/tinyenc "
+};
+
+std::string trimmed(const std::string& text) {
+  const size_t first = text.find_first_not_of(" \t");
+  if (first == std::string::npos) return "";
+  return text.substr(first, text.find_last_not_of(" \t") - first + 1);
+}
+
+// `line` without a shell comment: a '#' after a blank, outside quotes.
+std::string without_comment(const std::string& line) {
+  char quote = 0;
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (quote != 0) {
+      if (line[i] == quote) quote = 0;
+    } else if (line[i] == '\'' || line[i] == '"') {
+      quote = line[i];
+    } else if (line[i] == '#' && i > 0 && (line[i - 1] == ' ' || line[i - 1] == '\t')) {
+      return line.substr(0, i);
     }
   }
-  EXPECT_GE(commands, 4);
+  return line;
+}
+
+// Each `build/tinyenc` command of a shell line, split at "&&".
+void add_commands(const std::string& line, const std::string& where,
+                  std::vector<ShownCommand>& commands) {
+  const std::string program = "build/tinyenc ";
+  const std::string shell = without_comment(line);
+  for (size_t start = 0; start <= shell.size();) {
+    size_t end = shell.find("&&", start);
+    if (end == std::string::npos) end = shell.size();
+    const std::string piece = trimmed(shell.substr(start, end - start));
+    if (piece.rfind(program, 0) == 0) {
+      commands.push_back({where, trimmed(piece.substr(program.size()))});
+    }
+    start = end + 2;
+  }
+}
+
+// The commands of a page: the shell lines of its code blocks (a console block's "$ " prompt
+// removed; a line ending in "\" or "&&" continued by the next) and its inline code spans.
+std::vector<ShownCommand> commands_shown(const fs::path& page, const std::string& name) {
+  std::ifstream file(page);
+  EXPECT_TRUE(file) << page;
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(file, line);) lines.push_back(line);
+  std::vector<ShownCommand> commands;
+  bool in_code = false;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string where = name + ":" + std::to_string(i + 1);
+    std::string line = lines[i];
+    if (line.rfind("```", 0) == 0) {
+      in_code = !in_code;
+      continue;
+    }
+    if (!in_code) {
+      // Inline code: the text between each pair of backticks.
+      for (size_t open = line.find('`'); open != std::string::npos;) {
+        const size_t close = line.find('`', open + 1);
+        if (close == std::string::npos) break;
+        add_commands(line.substr(open + 1, close - open - 1), where, commands);
+        open = line.find('`', close + 1);
+      }
+      continue;
+    }
+    if (line.rfind("$ ", 0) == 0) line = line.substr(2);
+    for (;;) {
+      const std::string end = trimmed(without_comment(line));
+      const bool backslash = !end.empty() && end.back() == '\\';
+      const bool and_then = end.size() >= 2 && end.compare(end.size() - 2, 2, "&&") == 0;
+      if ((!backslash && !and_then) || i + 1 >= lines.size()) break;
+      line = (backslash ? end.substr(0, end.size() - 1) : end) + " " + trimmed(lines[++i]);
+    }
+    add_commands(line, where, commands);
+  }
+  return commands;
+}
+
+// A command the test does not run, and why; `runs_anyway` lets it run when what it needs is there.
+struct SkipRule {
+  std::string name;
+  std::function<bool(const std::string& arguments)> matches;
+  std::function<bool()> runs_anyway = [] { return false; };
+};
+
+bool has(const std::string& arguments, const std::string& part) {
+  return arguments.find(part) != std::string::npos;
+}
+
+const std::vector<SkipRule>& skip_rules() {
+  static const std::vector<SkipRule> rules = {
+      {"takes minutes: a sweep of the base preset",
+       [](const std::string& a) { return has(a, "--config base"); }},
+      {"takes minutes: the tiny preset up to 512 tokens at batch 8, every PE kind",
+       [](const std::string& a) {
+         return has(a, "--config tiny") && has(a, "512") && has(a, "--batch-size 1,8");
+       }},
+      {"needs corpus.txt and the mini model that bench/corpus/ generates with Python",
+       [](const std::string& a) { return has(a, "corpus.txt") || has(a, "-m mini"); }},
+      {"names a placeholder file (FILE.jsonl) the reader supplies",
+       [](const std::string& a) { return has(a, "FILE"); }},
+      {"needs the real checkpoints that tools/install-deps.sh --models puts in models/external",
+       [](const std::string& a) { return has(a, "models/external/"); },
+       [] {
+         return fs::exists(testing::source_dir() / "models/external/all-MiniLM-L6-v2") &&
+                fs::exists(testing::source_dir() / "models/external/all-mpnet-base-v2");
+       }},
+  };
+  return rules;
+}
+
+// README.md and every docs/*.md page, as paths relative to the checkout.
+std::vector<std::string> documentation_pages() {
+  std::vector<std::string> docs;
+  for (const fs::directory_entry& entry : fs::directory_iterator(testing::source_dir() / "docs")) {
+    if (entry.path().extension() == ".md") {
+      docs.push_back("docs/" + entry.path().filename().string());
+    }
+  }
+  std::sort(docs.begin(), docs.end());
+  docs.insert(docs.begin(), "README.md");
+  return docs;
+}
+
+// The first skip rule that keeps `command` from running, or nullptr.
+const SkipRule* skipped_by(const ShownCommand& command) {
+  for (const SkipRule& rule : skip_rules()) {
+    if (rule.matches(command.arguments) && !rule.runs_anyway()) return &rule;
+  }
+  return nullptr;
+}
+
+// Every `build/tinyenc` command a page shows runs as written and exits 0, in a scratch folder
+// that sees the checkout's models/ and bench/ (so that what the commands write, such as figures/
+// and bench.json, lands there), in the order shown, so that one may use what an earlier one
+// wrote. A command that cannot run here is skipped by a named rule, printed.
+class ReadmeAndDocsCommands : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ReadmeAndDocsCommands, RunAsWritten) {
+  const std::string& page = GetParam();
+  const std::vector<ShownCommand> commands = commands_shown(testing::source_dir() / page, page);
+  if (page == "README.md") {
+    EXPECT_GE(commands.size(), 3u);  // the first screen's, one `run`, one `order`
+  }
+  if (commands.empty()) return;
+  std::string folder_name = page;
+  std::replace(folder_name.begin(), folder_name.end(), '/', '_');
+  const fs::path folder = scratch("docs_" + folder_name);
+  for (const std::string link : {"models", "bench"}) {
+    fs::create_directory_symlink(testing::source_dir() / link, folder / link);
+  }
+  int run = 0;
+  for (const ShownCommand& command : commands) {
+    if (const SkipRule* rule = skipped_by(command)) {
+      std::cout << "skipped (" << rule->name << "): " << command.where << ": build/tinyenc "
+                << command.arguments << "\n";
+      continue;
+    }
+    ++run;
+    const ProgramResult result = run_in(folder, command.arguments);
+    EXPECT_EQ(result.exit_code, 0)
+        << command.where << ": build/tinyenc " << command.arguments << "\n"
+        << result.err;
+  }
+  std::cout << page << ": " << run << " of " << commands.size() << " commands run\n";
+  if (!HasFailure()) fs::remove_all(folder);  // the symbolic links, not what they name
+}
+
+INSTANTIATE_TEST_SUITE_P(Pages, ReadmeAndDocsCommands, ::testing::ValuesIn(documentation_pages()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param;
+                           for (char& c : name) {
+                             if (std::isalnum(static_cast<unsigned char>(c)) == 0) c = '_';
+                           }
+                           return name;
+                         });
+
+// The skip rules stay honest: each matches some command the pages show (a rule nothing matches
+// any more is removed), and the pages show commands in the number the test expects to run.
+TEST(CliOptions, ReadmeAndDocsSkipRulesMatchShownCommands) {
+  std::vector<int> matches(skip_rules().size(), 0);
+  int commands = 0;
+  int runnable = 0;
+  for (const std::string& page : documentation_pages()) {
+    for (const ShownCommand& command : commands_shown(testing::source_dir() / page, page)) {
+      ++commands;
+      for (size_t r = 0; r < skip_rules().size(); ++r) {
+        if (skip_rules()[r].matches(command.arguments)) ++matches[r];
+      }
+      if (skipped_by(command) == nullptr) ++runnable;
+    }
+  }
+  for (size_t r = 0; r < skip_rules().size(); ++r) {
+    EXPECT_GT(matches[r], 0) << "the rule \"" << skip_rules()[r].name
+                             << "\" matches no command of README.md or docs/: remove it";
+  }
+  EXPECT_GE(commands, 25);
+  EXPECT_GE(runnable, 20);
 }
 
 }  // namespace
