@@ -1,7 +1,6 @@
 #include "engine/encoder.h"
 
 #include <omp.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -12,6 +11,7 @@
 #include "engine/pe/kernels.h"
 #include "engine/pe/position_ids.h"
 #include "engine/pe/registry.h"
+#include "engine/threads.h"
 
 namespace tinyenc {
 namespace {
@@ -373,13 +373,6 @@ void Encoder::pool_and_classify(EncoderOutput& output) {
   }
 }
 
-void set_threads(int threads) {
-  if (threads <= 0) {
-    // Physical cores: hyper-threads share one core's FMA units and only add contention.
-    const long online = sysconf(_SC_NPROCESSORS_ONLN);
-    threads = online > 0 ? static_cast<int>(online) : 1;
-  }
-  omp_set_num_threads(threads);
-}
+void set_threads(int threads) { omp_set_num_threads(resolve_threads(threads)); }
 
 }  // namespace tinyenc
