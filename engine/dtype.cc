@@ -2,9 +2,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
-#if defined(__x86_64__)
-#include <cpuid.h>
-#endif
+#include "engine/isa.h"
 
 namespace tinyenc {
 
@@ -29,28 +27,6 @@ std::optional<ComputeDtype> parse_compute_dtype(std::string_view name) {
 
 namespace {
 
-// What the CPU reports through cpuid; the OS support of the vector state is oneDNN's check
-// (below), which also applies ONEDNN_MAX_CPU_ISA.
-CpuFeatures hardware_features() {
-  CpuFeatures f;
-#if defined(__x86_64__)
-  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  if (__get_cpuid_max(0, nullptr) < 7) return f;
-  __cpuid_count(7, 0, eax, ebx, ecx, edx);
-  f.avx2 = (ebx >> 5) & 1;
-  const bool avx512_core = ((ebx >> 16) & 1) && ((ebx >> 17) & 1) && ((ebx >> 30) & 1) &&
-                           ((ebx >> 31) & 1);  // F, DQ, BW, VL
-  f.avx512f = avx512_core;
-  f.avx512_vnni = avx512_core && ((ecx >> 11) & 1);
-  f.amx_bf16 = (edx >> 22) & 1;
-  f.amx_int8 = (edx >> 25) & 1;
-  __cpuid_count(7, 1, eax, ebx, ecx, edx);
-  f.avx_vnni = (eax >> 4) & 1;
-  f.avx512_bf16 = avx512_core && ((eax >> 5) & 1);
-#endif
-  return f;
-}
-
 // oneDNN's effective ISA (the hardware, the OS's saved state and ONEDNN_MAX_CPU_ISA together) is
 // a bit mask that contains the masks of every ISA it allows.
 bool onednn_allows(dnnl::cpu_isa isa) {
@@ -63,14 +39,16 @@ bool onednn_allows(dnnl::cpu_isa isa) {
 
 CpuFeatures cpu_features() {
   using isa = dnnl::cpu_isa;
-  CpuFeatures f = hardware_features();
-  f.avx2 = f.avx2 && onednn_allows(isa::avx2);
-  f.avx512f = f.avx512f && onednn_allows(isa::avx512_core);
-  f.avx512_vnni = f.avx512_vnni && onednn_allows(isa::avx512_core_vnni);
-  f.avx512_bf16 = f.avx512_bf16 && onednn_allows(isa::avx512_core_bf16);
-  f.avx_vnni = f.avx_vnni && (onednn_allows(isa::avx2_vnni) || f.avx512_vnni);
-  f.amx_bf16 = f.amx_bf16 && onednn_allows(isa::avx512_core_amx);
-  f.amx_int8 = f.amx_int8 && onednn_allows(isa::avx512_core_amx);
+  // What the CPU reports (engine/isa.h), then what oneDNN allows of it.
+  const CpuidFeatures& cpu = cpuid_features();
+  CpuFeatures f;
+  f.avx2 = cpu.avx2 && onednn_allows(isa::avx2);
+  f.avx512f = cpu.avx512_core && onednn_allows(isa::avx512_core);
+  f.avx512_vnni = cpu.avx512_vnni && onednn_allows(isa::avx512_core_vnni);
+  f.avx512_bf16 = cpu.avx512_bf16 && onednn_allows(isa::avx512_core_bf16);
+  f.avx_vnni = cpu.avx_vnni && (onednn_allows(isa::avx2_vnni) || f.avx512_vnni);
+  f.amx_bf16 = cpu.amx_bf16 && onednn_allows(isa::avx512_core_amx);
+  f.amx_int8 = cpu.amx_int8 && onednn_allows(isa::avx512_core_amx);
   return f;
 }
 
