@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "engine/bf16.h"
 #include "engine/ops/quantize.h"
 #include "models/float16.h"
 #include "models/mapped_file.h"
@@ -353,7 +354,7 @@ const float* SafetensorsFile::widened_bf16(const TensorInfo& tensor, const uint1
     return it->second.data();
   }
   std::vector<float> widened(tensor.elements);
-  for (uint64_t i = 0; i < tensor.elements; ++i) widened[i] = float_from_bf16(bits[i]);
+  for (uint64_t i = 0; i < tensor.elements; ++i) widened[i] = f32_from_bf16(bits[i]);
   return dequantized_.emplace(tensor.name, std::move(widened)).first->second.data();
 }
 
