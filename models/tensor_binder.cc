@@ -159,7 +159,7 @@ LinearWeights TensorBinder::linear(const std::string& name, int64_t out_features
                           std::string(dtype_traits(*stored_).file_dtype) + ")");
   }
   // A float weight goes to the engine as float32 and WeightMatrix converts it to the compute
-  // dtype, with the functions `tinyenc convert` stores with (engine/ops/quantize.h), so that
+  // dtype, with the functions `tinyenc convert` stores with (dtype_traits, engine/dtype.h), so that
   // converting at load and loading a converted folder give the same outputs. A weight stored
   // converted goes in that form when the compute dtype wants it.
   const float* scales = weight.dtype == DType::kI8 ? scales_of(weight) : nullptr;

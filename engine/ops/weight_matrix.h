@@ -1,7 +1,7 @@
 // A Linear's weight matrix in the data type the matmul computes in, [out_features, in_features]
-// as in torch.nn.Linear. Only this type and the matmul op know the storage type; the layers above
-// pass the weights in whatever form the model file holds them (LinearSource,
-// engine/encoder_weights.h) and the dtype.
+// as in torch.nn.Linear. Only this type and the matmul op hold the storage (as the dtype's row of
+// dtype_traits, engine/dtype.h, describes it); the layers above pass the weights in whatever form
+// the model file holds them (LinearSource, engine/encoder_weights.h) and the dtype.
 #pragma once
 
 #include <cstddef>
