@@ -1,7 +1,6 @@
 #include "engine/encoder.h"
 
 #include <omp.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -9,9 +8,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/ops/weight_matrix.h"
 #include "engine/pe/kernels.h"
 #include "engine/pe/position_ids.h"
 #include "engine/pe/registry.h"
+#include "engine/threads.h"
 
 namespace tinyenc {
 namespace {
@@ -21,9 +22,8 @@ void require(bool present, const std::string& what) {
 }
 
 void require_linear(const LinearWeights& linear, int64_t out, int64_t in, const std::string& what) {
-  require(linear.weight != nullptr || linear.weight_bf16 != nullptr ||
-              (linear.weight_s8 != nullptr && linear.weight_scales != nullptr),
-          what);
+  const LinearSource source = LinearSource::of(linear);
+  require(source.form() && (source.scales || !dtype_traits(*source.form()).channel_scales), what);
   if (linear.out_features != out || linear.in_features != in) {
     throw std::invalid_argument(
         what + ": expected [" + std::to_string(out) + ", " + std::to_string(in) + "], got [" +
@@ -122,16 +122,9 @@ int64_t Encoder::weight_bytes() const {
     output_channels += d;
   }
   const int64_t float_bytes = 4 * (parameter_count() - linear_elements);
-  switch (c.dtype) {
-    case ComputeDtype::kBF16:
-      return float_bytes + 2 * linear_elements;
-    case ComputeDtype::kInt8:
-      return float_bytes + linear_elements +
-             output_channels * static_cast<int64_t>(sizeof(float) + sizeof(int32_t));
-    case ComputeDtype::kF32:
-      break;
-  }
-  return float_bytes + 4 * linear_elements;
+  const DtypeTraits& traits = dtype_traits(c.dtype);
+  return float_bytes + traits.weight_bytes * linear_elements +
+         traits.channel_bytes * output_channels;
 }
 
 EncoderOutput Encoder::forward(const EncoderInput& input, const ForwardOptions& options) {
@@ -373,13 +366,6 @@ void Encoder::pool_and_classify(EncoderOutput& output) {
   }
 }
 
-void set_threads(int threads) {
-  if (threads <= 0) {
-    // Physical cores: hyper-threads share one core's FMA units and only add contention.
-    const long online = sysconf(_SC_NPROCESSORS_ONLN);
-    threads = online > 0 ? static_cast<int>(online) : 1;
-  }
-  omp_set_num_threads(threads);
-}
+void set_threads(int threads) { omp_set_num_threads(resolve_threads(threads)); }
 
 }  // namespace tinyenc

@@ -141,7 +141,8 @@ class Encoder {
   std::vector<float> key_bias_;        // [B, T]: 0 for tokens, -inf for padding; empty if none
 };
 
-// Sets the threads used by oneDNN and tinyenc's kernels (one OpenMP pool); 0 = physical cores.
+// Sets the threads used by oneDNN and tinyenc's kernels (one OpenMP pool); 0: one per logical
+// CPU this process may run on (resolve_threads, engine/threads.h).
 void set_threads(int threads);
 
 }  // namespace tinyenc

@@ -5,7 +5,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
+
+#include "engine/dtype.h"
 
 namespace tinyenc {
 
@@ -23,6 +26,35 @@ struct LinearWeights {
   int64_t out_features = 0;
   int64_t in_features = 0;
 };
+
+// A LinearWeights' matrix without its bias, as WeightMatrix and QKV stacking take it (of() and
+// linear_weights() go between the two): f32, bf16 bits, or s8 with one scale per output
+// channel, each the storage of that ComputeDtype (dtype_traits). Exactly one of f32, bf16 and s8
+// is set.
+struct LinearSource {
+  const float* f32 = nullptr;
+  const uint16_t* bf16 = nullptr;
+  const int8_t* s8 = nullptr;
+  const float* scales = nullptr;  // [out_features], with s8
+  int64_t out_features = 0;
+  int64_t in_features = 0;
+
+  static LinearSource of(const LinearWeights& weights);
+  static LinearSource of_f32(const float* weight, int64_t out_features, int64_t in_features);
+  // A matrix stored as `form` stores it (dtype_traits(form)): scales with the forms that have
+  // them.
+  static LinearSource in_form(ComputeDtype form, const void* values, const float* scales,
+                              int64_t out_features, int64_t in_features);
+  // The form set (the first, f32 before bf16 before s8, when several are; nullopt when none is)
+  // and its values.
+  std::optional<ComputeDtype> form() const;
+  const void* values() const;
+  // weight[o][i] as float (s8 dequantized, bf16 widened), without building the matrix.
+  float at(int64_t o, int64_t i) const;
+};
+
+// `source` with a bias, as the encoder takes a Linear.
+LinearWeights linear_weights(const LinearSource& source, const float* bias);
 
 struct NormWeights {
   const float* gamma = nullptr;  // [d_model]

@@ -42,16 +42,12 @@ std::vector<Isa> compiled_isas() {
 
 namespace {
 
-#if defined(__x86_64__)
 // The CPU must report the instructions (cpuid) and the OS must save the vector registers on
 // context switch (XCR0 via xgetbv): YMM state for AVX2, plus opmask and ZMM state for AVX-512.
-struct X86Features {
-  bool avx2 = false;
-  bool avx512 = false;
-};
-
-X86Features read_x86_features() {
-  X86Features features;
+// AMX's tile state is oneDNN's to check (engine/dtype.cc asks oneDNN's effective ISA as well).
+CpuidFeatures read_cpuid_features() {
+  CpuidFeatures features;
+#if defined(__x86_64__)
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
   if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return features;
   const bool osxsave = (ecx & bit_OSXSAVE) != 0;
@@ -66,18 +62,26 @@ X86Features read_x86_features() {
   const bool avx2 = (ebx & bit_AVX2) != 0;
   const bool avx512f = (ebx & bit_AVX512F) != 0;
   features.avx2 = avx2 && fma && os_saves_ymm;
-  features.avx512 = features.avx2 && avx512f && os_saves_zmm;
-  return features;
-}
-
-// cpuid is slow (and traps to the hypervisor in a VM): read it once.
-const X86Features& x86_features() {
-  static const X86Features features = read_x86_features();
-  return features;
-}
+  features.avx512f = features.avx2 && avx512f && os_saves_zmm;
+  features.avx512_core =
+      features.avx512f && (ebx & bit_AVX512DQ) && (ebx & bit_AVX512BW) && (ebx & bit_AVX512VL);
+  features.avx512_vnni = features.avx512_core && (ecx & bit_AVX512VNNI);
+  features.amx_bf16 = (edx >> 22) & 1;
+  features.amx_int8 = (edx >> 25) & 1;
+  __cpuid_count(7, 1, eax, ebx, ecx, edx);
+  features.avx_vnni = features.avx2 && ((eax >> 4) & 1);
+  features.avx512_bf16 = features.avx512_core && ((eax >> 5) & 1);
 #endif
+  return features;
+}
 
 }  // namespace
+
+// cpuid is slow (and traps to the hypervisor in a VM): read it once.
+const CpuidFeatures& cpuid_features() {
+  static const CpuidFeatures features = read_cpuid_features();
+  return features;
+}
 
 bool isa_supported(Isa isa) {
   switch (isa) {
@@ -85,9 +89,9 @@ bool isa_supported(Isa isa) {
       return true;
 #if defined(__x86_64__)
     case Isa::kAvx2:
-      return x86_features().avx2;
+      return cpuid_features().avx2;
     case Isa::kAvx512:
-      return x86_features().avx512;
+      return cpuid_features().avx512f;
     case Isa::kNeon:
       return false;
 #elif defined(__aarch64__)

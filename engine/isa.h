@@ -21,6 +21,21 @@ std::optional<Isa> parse_isa(std::string_view name);
 // Kernels compiled into this binary (depends on the target architecture).
 std::vector<Isa> compiled_isas();
 
+// What this CPU reports through cpuid, and whether the OS saves the vector registers it needs,
+// read once per process: the one cpuid reader, which the dtype choice (engine/dtype.h) asks too.
+// All false off x86-64.
+struct CpuidFeatures {
+  bool avx2 = false;         // with FMA, and the OS saving the YMM state
+  bool avx512f = false;      // with AVX2, and the OS saving the opmask and ZMM state
+  bool avx512_core = false;  // avx512f with BW, VL and DQ (oneDNN's avx512_core)
+  bool avx512_vnni = false;  // int8 dot products (VNNI), AVX-512
+  bool avx512_bf16 = false;  // native bf16 dot products
+  bool avx_vnni = false;     // int8 dot products (VNNI), AVX2 encoding
+  bool amx_bf16 = false;
+  bool amx_int8 = false;
+};
+const CpuidFeatures& cpuid_features();
+
 // True when the kernels for `isa` are compiled in and this CPU and OS can run them.
 bool isa_supported(Isa isa);
 

@@ -243,18 +243,15 @@ ConversionSummary convert_model(const fs::path& input, const fs::path& output_as
     const auto role = model.tensor_roles.find(info.name);
     if (role != model.tensor_roles.end() && role->second != TensorRole::kOther) {
       ++summary.converted_tensors;
-      if (dtype == ComputeDtype::kInt8) {
-        const SafetensorsFile::Quantized& quantized = file.quantized_s8(info);
-        tensors.push_back({info.name, DType::kI8, info.shape,
-                           bytes_of(quantized.values.data(), quantized.values.size())});
+      const DtypeTraits& traits = dtype_traits(dtype);
+      const SafetensorsFile::Converted& converted = file.converted(info, dtype);
+      tensors.push_back({info.name, *parse_dtype(traits.file_dtype), info.shape,
+                         bytes_of(converted.values.data(), converted.values.size())});
+      if (traits.channel_scales) {
         tensors.push_back({info.name + std::string(kScaleSuffix),
                            DType::kF32,
-                           {static_cast<int64_t>(quantized.scales.size())},
-                           bytes_of(quantized.scales.data(), quantized.scales.size() * 4)});
-      } else {
-        const std::vector<uint16_t>& bits = file.rounded_bf16(info);
-        tensors.push_back(
-            {info.name, DType::kBF16, info.shape, bytes_of(bits.data(), 2 * bits.size())});
+                           {static_cast<int64_t>(converted.scales.size())},
+                           bytes_of(converted.scales.data(), converted.scales.size() * 4)});
       }
     } else if (not_used.count(info.name)) {
       tensors.push_back({info.name, info.dtype, info.shape, file.data(info)});

@@ -10,8 +10,8 @@
 // and every other tensor the model uses (LayerNorm, biases, relative position bias) is F32.
 // Tensors the model does not use are copied as they are. __metadata__ records
 // "tinyenc_dtype": "int8" or "bf16". The conversion is the loader's own
-// (SafetensorsFile::quantized_s8, rounded_bf16), so a converted folder gives exactly the outputs
-// of loading the original with that dtype.
+// (SafetensorsFile::converted, the dtype's from_f32 in engine/dtype.h), so a converted folder
+// gives exactly the outputs of loading the original with that dtype.
 #pragma once
 
 #include <cstdint>

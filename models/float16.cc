@@ -30,29 +30,12 @@ float float_from_f16(uint16_t bits) {
   return std::bit_cast<float>(sign | (float_exponent << 23) | ((mantissa & 0x3ffu) << 13));
 }
 
-float float_from_bf16(uint16_t bits) {
-  return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16);
-}
-
-namespace {
-
-template <float (*widen)(uint16_t)>
-void convert(const std::byte* source, size_t count, float* destination) {
+void convert_f16_to_float(const std::byte* source, size_t count, float* destination) {
   for (size_t i = 0; i < count; ++i) {
     uint16_t bits;
     std::memcpy(&bits, source + 2 * i, sizeof bits);  // the source may be misaligned
-    destination[i] = widen(bits);
+    destination[i] = float_from_f16(bits);
   }
-}
-
-}  // namespace
-
-void convert_f16_to_float(const std::byte* source, size_t count, float* destination) {
-  convert<float_from_f16>(source, count, destination);
-}
-
-void convert_bf16_to_float(const std::byte* source, size_t count, float* destination) {
-  convert<float_from_bf16>(source, count, destination);
 }
 
 }  // namespace tinyenc

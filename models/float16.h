@@ -1,5 +1,6 @@
-// Widening the two 16-bit float formats of model files to float32. Both conversions are exact:
-// every F16 and BF16 value (subnormals, infinities and NaN payloads included) is a float32 value.
+// Widening IEEE 754 half precision (F16) in model files to float32. The conversion is exact:
+// every F16 value (subnormals, infinities and NaN payloads included) is a float32 value.
+// bfloat16, the other 16-bit format, is engine/bf16.h (the engine computes in it too).
 #pragma once
 
 #include <cstddef>
@@ -10,11 +11,7 @@ namespace tinyenc {
 // IEEE 754 binary16: 1 sign, 5 exponent (bias 15), 10 mantissa bits.
 float float_from_f16(uint16_t bits);
 
-// bfloat16: the upper half of a float32 (1 sign, 8 exponent, 7 mantissa bits).
-float float_from_bf16(uint16_t bits);
-
 // `count` little-endian values from `source` (any alignment) into `destination`.
 void convert_f16_to_float(const std::byte* source, size_t count, float* destination);
-void convert_bf16_to_float(const std::byte* source, size_t count, float* destination);
 
 }  // namespace tinyenc

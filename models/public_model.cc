@@ -7,9 +7,9 @@
 #include <new>
 #include <optional>
 #include <stdexcept>
-#include <thread>
 #include <utility>
 
+#include "engine/threads.h"
 #include "models/normalize_embedding.h"
 #include "models/pipeline.h"
 #include "models/public_model_impl.h"
@@ -26,9 +26,7 @@ std::optional<Pooling> parse_pooling(const std::string& name) {
 }
 
 void check_threads(int threads) {
-  // Past the CPUs more threads only time-slice the same cores; far past them the OpenMP
-  // runtime fails to create its pool.
-  const int most = 4 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int most = thread_limit();
   if (threads < 0 || threads > most) {
     throw bad_input("threads " + std::to_string(threads) + ": expected 0 (the default) to " +
                     std::to_string(most) + " (4 threads per CPU)");
@@ -56,7 +54,7 @@ Model Model::load(const std::string& folder, const Options& options) {
     pipeline_options.truncate_hint = "set Options::truncate to cut it";
     pipeline_options.position_offset = options.position_offset;
     auto impl = std::make_unique<Impl>(folder, pipeline_options, options);
-    if (options.threads > 0) set_threads(options.threads);
+    set_threads(options.threads);
     return Model(std::move(impl));
   });
 }

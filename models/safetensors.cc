@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "engine/ops/quantize.h"
+#include "engine/bf16.h"
 #include "models/float16.h"
 #include "models/mapped_file.h"
 #include "tokenizer/json_document.h"
@@ -333,49 +333,28 @@ const int8_t* SafetensorsFile::int8(const TensorInfo& tensor) const {
   return reinterpret_cast<const int8_t*>(data(tensor).data());
 }
 
-const float* SafetensorsFile::dequantized(const TensorInfo& tensor, const int8_t* values,
-                                          const float* scales) {
-  if (const auto it = dequantized_.find(tensor.name); it != dequantized_.end()) {
-    return it->second.data();
-  }
+const float* SafetensorsFile::widened(const TensorInfo& tensor, ComputeDtype dtype,
+                                      const void* values, const float* scales) {
+  const auto key = std::pair(tensor.name, dtype);
+  if (const auto it = widened_.find(key); it != widened_.end()) return it->second.data();
   const auto [rows, columns] = matrix_shape(tensor);
   std::vector<float> widened(tensor.elements);
-  for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t c = 0; c < columns; ++c) {
-      widened[r * columns + c] = static_cast<float>(values[r * columns + c]) * scales[r];
-    }
-  }
-  return dequantized_.emplace(tensor.name, std::move(widened)).first->second.data();
+  dtype_traits(dtype).to_f32(values, scales, rows, columns, widened.data());
+  return widened_.emplace(key, std::move(widened)).first->second.data();
 }
 
-const float* SafetensorsFile::widened_bf16(const TensorInfo& tensor, const uint16_t* bits) {
-  if (const auto it = dequantized_.find(tensor.name); it != dequantized_.end()) {
-    return it->second.data();
-  }
-  std::vector<float> widened(tensor.elements);
-  for (uint64_t i = 0; i < tensor.elements; ++i) widened[i] = float_from_bf16(bits[i]);
-  return dequantized_.emplace(tensor.name, std::move(widened)).first->second.data();
-}
-
-const SafetensorsFile::Quantized& SafetensorsFile::quantized_s8(const TensorInfo& tensor) {
-  if (const auto it = quantized_.find(tensor.name); it != quantized_.end()) return it->second;
+const SafetensorsFile::Converted& SafetensorsFile::converted(const TensorInfo& tensor,
+                                                             ComputeDtype dtype) {
+  const auto key = std::pair(tensor.name, dtype);
+  if (const auto it = converted_to_.find(key); it != converted_to_.end()) return it->second;
   const float* values = float32(tensor);
   const auto [rows, columns] = matrix_shape(tensor);
-  Quantized quantized;
-  quantized.values.resize(tensor.elements);
-  quantized.scales.resize(static_cast<size_t>(rows));
-  quantize_weights_s8(values, rows, columns, quantized.values.data(), quantized.scales.data());
-  return quantized_.emplace(tensor.name, std::move(quantized)).first->second;
-}
-
-const std::vector<uint16_t>& SafetensorsFile::rounded_bf16(const TensorInfo& tensor) {
-  if (const auto it = rounded_bf16_.find(tensor.name); it != rounded_bf16_.end()) {
-    return it->second;
-  }
-  const float* values = float32(tensor);
-  std::vector<uint16_t> bits(tensor.elements);
-  convert_to_bf16(values, static_cast<int64_t>(tensor.elements), bits.data());
-  return rounded_bf16_.emplace(tensor.name, std::move(bits)).first->second;
+  const DtypeTraits& traits = dtype_traits(dtype);
+  Converted converted;
+  converted.values.resize(tensor.elements * static_cast<uint64_t>(traits.weight_bytes));
+  if (traits.channel_scales) converted.scales.resize(static_cast<size_t>(rows));
+  traits.from_f32(values, rows, columns, converted.values.data(), converted.scales.data());
+  return converted_to_.emplace(key, std::move(converted)).first->second;
 }
 
 void SafetensorsFile::check_finite(const TensorInfo& tensor, const float* values) const {

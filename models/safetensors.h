@@ -18,7 +18,10 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
+
+#include "engine/dtype.h"
 
 namespace tinyenc {
 
@@ -93,20 +96,20 @@ class SafetensorsFile {
   const uint16_t* bf16(const TensorInfo& tensor);
   // An I8 tensor's values, in place.
   const int8_t* int8(const TensorInfo& tensor) const;
-  // The tensor's int8 `values` [rows, columns] widened to float32, row r times scales[r]
-  // (engine/ops/quantize.h), or its bfloat16 `bits` widened, into a buffer owned here.
-  const float* dequantized(const TensorInfo& tensor, const int8_t* values, const float* scales);
-  const float* widened_bf16(const TensorInfo& tensor, const uint16_t* bits);
+  // The tensor's `values` [rows, columns] as `dtype` stores them (scales[r] for row r with the
+  // dtypes that have scales) widened to float32 (dtype_traits(dtype).to_f32, engine/dtype.h),
+  // into a buffer owned here.
+  const float* widened(const TensorInfo& tensor, ComputeDtype dtype, const void* values,
+                       const float* scales);
 
   // A float tensor [rows, columns] converted as `tinyenc convert` stores it and as the engine
-  // computes with it (engine/ops/quantize.h), into buffers owned here: symmetric int8 per
-  // row, or bfloat16 rounded to nearest even.
-  struct Quantized {
-    std::vector<int8_t> values;
-    std::vector<float> scales;
+  // computes with it (dtype_traits(dtype).from_f32), into buffers owned here: symmetric int8
+  // per row with its scales, or bfloat16 rounded to nearest even.
+  struct Converted {
+    std::vector<std::byte> values;
+    std::vector<float> scales;  // one per row, for a dtype with scales
   };
-  const Quantized& quantized_s8(const TensorInfo& tensor);
-  const std::vector<uint16_t>& rounded_bf16(const TensorInfo& tensor);
+  const Converted& converted(const TensorInfo& tensor, ComputeDtype dtype);
 
  private:
   void parse_header();
@@ -120,9 +123,8 @@ class SafetensorsFile {
   std::map<std::string, std::string> metadata_;
   std::map<std::string, std::vector<float>, std::less<>> converted_;
   std::map<std::string, std::vector<uint16_t>, std::less<>> copied_bf16_;
-  std::map<std::string, Quantized, std::less<>> quantized_;
-  std::map<std::string, std::vector<float>, std::less<>> dequantized_;
-  std::map<std::string, std::vector<uint16_t>, std::less<>> rounded_bf16_;
+  std::map<std::pair<std::string, ComputeDtype>, Converted> converted_to_;
+  std::map<std::pair<std::string, ComputeDtype>, std::vector<float>> widened_;
 };
 
 }  // namespace tinyenc

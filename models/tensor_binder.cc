@@ -12,6 +12,11 @@ namespace {
 
 std::string quoted(const std::string& text) { return "'" + text + "'"; }
 
+// Whether the file holds `tensor` as `tinyenc convert --dtype dtype` stores it.
+bool stored_as(const TensorInfo& tensor, ComputeDtype dtype) {
+  return dtype_name(tensor.dtype) == dtype_traits(dtype).file_dtype;
+}
+
 }  // namespace
 
 std::optional<ComputeDtype> stored_dtype(const SafetensorsFile& file) {
@@ -129,15 +134,15 @@ const float* TensorBinder::tensor(const std::string& name, const std::vector<int
 const float* TensorBinder::embedding(const std::string& name, const std::vector<int64_t>& shape) {
   const TensorInfo& info = checked(name, shape);
   roles_[name] = TensorRole::kEmbedding;
-  if (info.dtype == DType::kI8) return file_.dequantized(info, file_.int8(info), scales_of(info));
-  // A float table rounds as `tinyenc convert` would store it, so that converting at load and
-  // loading a converted folder give the same outputs.
-  if (dtype_ == ComputeDtype::kInt8) {
-    const SafetensorsFile::Quantized& quantized = file_.quantized_s8(info);
-    return file_.dequantized(info, quantized.values.data(), quantized.scales.data());
+  if (info.dtype == DType::kI8) {
+    return file_.widened(info, ComputeDtype::kInt8, file_.int8(info), scales_of(info));
   }
-  if (dtype_ == ComputeDtype::kBF16 && info.dtype != DType::kBF16) {
-    return file_.widened_bf16(info, file_.rounded_bf16(info).data());
+  // A float table rounds as `tinyenc convert` would store it, so that converting at load and
+  // loading a converted folder give the same outputs (f32 is the float itself, and a table
+  // stored as the dtype stores it already is what it would round to).
+  if (dtype_ != ComputeDtype::kF32 && !stored_as(info, dtype_)) {
+    const SafetensorsFile::Converted& converted = file_.converted(info, dtype_);
+    return file_.widened(info, dtype_, converted.values.data(), converted.scales.data());
   }
   return file_.float32(info);
 }
@@ -147,37 +152,29 @@ LinearWeights TensorBinder::linear(const std::string& name, int64_t out_features
   const std::string weight_name = name + ".weight";
   const TensorInfo& weight = checked(weight_name, {out_features, in_features});
   roles_[weight_name] = TensorRole::kLinearWeight;
-  const DType wanted = stored_ == ComputeDtype::kInt8   ? DType::kI8
-                       : stored_ == ComputeDtype::kBF16 ? DType::kBF16
-                                                        : weight.dtype;
-  if (weight.dtype != wanted) {
+  if (stored_ && !stored_as(weight, *stored_)) {
     fail(weight_name, std::string(dtype_name(weight.dtype)) +
                           ", but the file's __metadata__ says \"tinyenc_dtype\": \"" +
                           std::string(compute_dtype_name(*stored_)) + "\" (Linear weights " +
-                          std::string(dtype_name(wanted)) + ")");
+                          std::string(dtype_traits(*stored_).file_dtype) + ")");
   }
   // A float weight goes to the engine as float32 and WeightMatrix converts it to the compute
-  // dtype, with the functions `tinyenc convert` stores with (engine/ops/quantize.h), so that
+  // dtype, with the functions `tinyenc convert` stores with (dtype_traits, engine/dtype.h), so that
   // converting at load and loading a converted folder give the same outputs. A weight stored
   // converted goes in that form when the compute dtype wants it.
-  LinearWeights linear;
-  if (weight.dtype == DType::kI8) {
-    const float* scales = scales_of(weight);
-    if (dtype_ == ComputeDtype::kInt8) {
-      linear.weight_s8 = file_.int8(weight);
-      linear.weight_scales = scales;
-    } else {
-      linear.weight = file_.dequantized(weight, file_.int8(weight), scales);
-    }
-  } else if (weight.dtype == DType::kBF16 && dtype_ == ComputeDtype::kBF16) {
-    linear.weight_bf16 = file_.bf16(weight);
+  const float* scales = weight.dtype == DType::kI8 ? scales_of(weight) : nullptr;
+  LinearSource source;
+  if (dtype_ != ComputeDtype::kF32 && stored_as(weight, dtype_)) {
+    const void* values = weight.dtype == DType::kI8 ? static_cast<const void*>(file_.int8(weight))
+                                                    : file_.bf16(weight);
+    source = LinearSource::in_form(dtype_, values, scales, out_features, in_features);
+  } else if (weight.dtype == DType::kI8) {
+    const float* widened = file_.widened(weight, ComputeDtype::kInt8, file_.int8(weight), scales);
+    source = LinearSource::of_f32(widened, out_features, in_features);
   } else {
-    linear.weight = file_.float32(weight);
+    source = LinearSource::of_f32(file_.float32(weight), out_features, in_features);
   }
-  linear.bias = tensor(name + ".bias", {out_features});
-  linear.out_features = out_features;
-  linear.in_features = in_features;
-  return linear;
+  return linear_weights(source, tensor(name + ".bias", {out_features}));
 }
 
 NormWeights TensorBinder::norm(const std::string& name, int64_t size) {

@@ -34,44 +34,6 @@ int residual_argument(Epilogue epilogue) {
   return DNNL_ARG_ATTR_MULTIPLE_POST_OP(epilogue != Epilogue::kNone ? 1 : 0) | DNNL_ARG_SRC_1;
 }
 
-memory::data_type source_type(ComputeDtype dtype) {
-  switch (dtype) {
-    case ComputeDtype::kBF16:
-      return memory::data_type::bf16;
-    case ComputeDtype::kInt8:
-      return memory::data_type::u8;
-    case ComputeDtype::kF32:
-      break;
-  }
-  return memory::data_type::f32;
-}
-
-// f32: up to 256 rows (inputs up to a few hundred tokens) run as a 1x1 convolution over
-// [rows, in] as a width-`rows` image in nwc layout. Its weights are reordered once into oneDNN's
-// blocked layout, where a GEMM re-packs the whole matrix on every call: a pass over weights that
-// come from memory, which dominates when rows are few (2x at 8 rows on AVX2) and still shows at
-// 128 and 256 rows (bench/ceiling_bench.cc, BM_OneDnnF32 on base's shapes with the weights cycled
-// from memory; figures in bench/README.md, Ceilings). Many rows: a matmul reading torch's
-// [out, in] matrix in place ("ba" as [in, out]), the order oneDNN's GEMM runs fastest with there;
-// which of the two is faster from 512 rows depends on the shape and on whether the weights stay
-// in the cache (the matmul was ahead at mini's 1024 x 1024 x 256 with cache-resident weights).
-// int8: the 1x1 convolution at every row count: on AVX2 (jit_uni_int8_1x1 against gemm:jit,
-// both with pre-packed weights) it ran 1.1x to 2x faster from 8 to 200 rows.
-// bf16: a matmul with weights packed once into the layout it asks for (brgemm on avx512_core).
-constexpr int64_t kMaxConvolutionRows = 256;
-
-bool use_convolution(ComputeDtype dtype, int64_t rows) {
-  switch (dtype) {
-    case ComputeDtype::kInt8:
-      return true;
-    case ComputeDtype::kBF16:
-      return false;
-    case ComputeDtype::kF32:
-      break;
-  }
-  return rows <= kMaxConvolutionRows;
-}
-
 // Whether a row of activations has values far out of its bulk: its largest |x| more than
 // kOutlyingRatio times its root mean square. A row of normal values has a ratio of 3 to 4 (the
 // largest of 768 to 3072 draws); GELU outputs up to about 8. all-mpnet-base-v2's FFN-down
@@ -103,7 +65,8 @@ Matmul::Matmul(Runtime& runtime) : runtime_(&runtime), activation_levels_(activa
 
 void Matmul::operator()(const float* x, int64_t rows, WeightMatrix& weights, const float* bias,
                         float* y, Epilogue epilogue, const float* residual) {
-  if (weights.dtype() == ComputeDtype::kInt8) {
+  const ActivationForm activations = dtype_traits(weights.dtype()).activations;
+  if (activations == ActivationForm::kU8PerRow) {
     rowwise_int8(x, rows, weights, bias, y, epilogue, residual);
     return;
   }
@@ -111,7 +74,7 @@ void Matmul::operator()(const float* x, int64_t rows, WeightMatrix& weights, con
                 current_threads()};
   Plan& plan = plans_.get(key, [&] { return this->plan(key, weights); });
   const void* source = x;
-  if (key.dtype == ComputeDtype::kBF16) {
+  if (activations == ActivationForm::kBF16) {
     auto* bits = static_cast<uint16_t*>(activation_buffer(rows, weights.in_features(), 2));
     convert_to_bf16(x, rows * weights.in_features(), bits);
     source = bits;
@@ -140,8 +103,8 @@ void Matmul::rowwise_int8(const float* x, int64_t rows, WeightMatrix& weights, c
     if (rows <= kTwoPassRows || outlying(x + r * in, in, range)) twice_.push_back(r);
   }
   const int64_t second = static_cast<int64_t>(twice_.size()), total = rows + second;
-  const Key key{&weights, ComputeDtype::kInt8, nullptr, total, Epilogue::kNone,
-                false,    current_threads()};
+  const Key key{&weights,        weights.dtype(), nullptr,          total,
+                Epilogue::kNone, false,           current_threads()};
   Plan& plan = plans_.get(key, [&] { return this->plan(key, weights); });
   remainders_.reserve(static_cast<size_t>(in));
   float* remainder = remainders_.data();
@@ -210,10 +173,10 @@ void* Matmul::activation_buffer(int64_t rows, int64_t in, size_t element_size) {
 
 Matmul::Plan Matmul::plan(const Key& key, WeightMatrix& weights) {
   const int64_t rows = key.rows, in = weights.in_features(), out = weights.out_features();
-  const memory::data_type f32 = memory::data_type::f32, source = source_type(key.dtype);
+  const DtypeTraits& traits = dtype_traits(key.dtype);
+  const memory::data_type f32 = memory::data_type::f32, source = traits.activation_type;
   // int8 gives the s32 sums as accumulated, with no bias or post-op (rowwise_int8 does the rest).
-  const bool int8 = key.dtype == ComputeDtype::kInt8;
-  const memory::data_type sums = int8 ? memory::data_type::s32 : f32;
+  const memory::data_type sums = traits.accumulator_type;
   const dnnl::engine& engine = runtime_->engine;
   void* bias = const_cast<float*>(key.bias);  // oneDNN only reads it
   // The post-ops, for a destination `dst`.
@@ -233,7 +196,7 @@ Matmul::Plan Matmul::plan(const Key& key, WeightMatrix& weights) {
   memory weight_memory;
   memory::desc src, dst, bias_desc;
   bool chosen = false;
-  if (use_convolution(key.dtype, rows)) {
+  if (rows <= traits.max_convolution_rows) {
     using Convolution = dnnl::convolution_forward;
     src = memory::desc({1, in, rows}, source, tag::acb);
     dst = memory::desc({1, out, rows}, sums, tag::acb);
@@ -258,16 +221,16 @@ Matmul::Plan Matmul::plan(const Key& key, WeightMatrix& weights) {
     src = memory::desc({rows, in}, source, tag::ab);
     dst = memory::desc({rows, out}, sums, tag::ab);
     bias_desc = memory::desc({1, out}, f32, tag::ab);
-    // f32 reads torch's matrix in place; bf16 and int8 ask for the layout the kernel wants.
-    const bool in_place = key.dtype == ComputeDtype::kF32;
+    // torch's matrix in place, or packed once into the layout the kernel asks for.
+    const bool in_place = traits.matmul_weights_in_place;
     const memory::desc weight_desc({in, out}, weights.data_type(), in_place ? tag::ba : tag::any);
     const dnnl::matmul::desc description =
         bias ? dnnl::matmul::desc(src, weight_desc, bias_desc, dst)
              : dnnl::matmul::desc(src, weight_desc, dst);
     dnnl::matmul::primitive_desc pd(description, attributes_for(dst), engine);
-    require_implementation(pd, "a " + std::string(compute_dtype_name(key.dtype)) + " Linear " +
-                                   std::to_string(in) + " -> " + std::to_string(out) + " on " +
-                                   std::to_string(rows) + " rows");
+    require_implementation(pd, "a " + std::string(traits.name) + " Linear " + std::to_string(in) +
+                                   " -> " + std::to_string(out) + " on " + std::to_string(rows) +
+                                   " rows");
     primitive = dnnl::matmul(pd);
     plan.implementation = pd.impl_info_str();
     weight_memory = in_place ? memory(weight_desc, engine, const_cast<void*>(weights.data()))

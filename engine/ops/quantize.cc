@@ -2,32 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 #include "engine/dtype.h"
 #include "engine/isa.h"
 
 namespace tinyenc {
-
-uint16_t bf16_from_f32(float value) {
-  uint32_t bits = 0;
-  std::memcpy(&bits, &value, sizeof bits);
-  if (std::isnan(value)) return static_cast<uint16_t>((bits >> 16) | 0x40);  // quiet
-  const uint32_t rounding = 0x7fff + ((bits >> 16) & 1);  // ties to the even neighbour
-  return static_cast<uint16_t>((bits + rounding) >> 16);
-}
-
-float f32_from_bf16(uint16_t bits) {
-  const uint32_t wide = static_cast<uint32_t>(bits) << 16;
-  float value = 0.0f;
-  std::memcpy(&value, &wide, sizeof value);
-  return value;
-}
-
-void convert_to_bf16(const float* values, int64_t count, uint16_t* bits) {
-  for (int64_t i = 0; i < count; ++i) bits[i] = bf16_from_f32(values[i]);
-}
 
 void quantize_weights_s8(const float* weight, int64_t out_features, int64_t in_features,
                          int8_t* quantized, float* scales) {

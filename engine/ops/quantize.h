@@ -1,4 +1,4 @@
-// The conversions behind the bf16 and int8 matmuls, on plain arrays: bfloat16 rounding, the
+// The conversions behind the int8 matmuls, on plain arrays (bfloat16's are engine/bf16.h): the
 // symmetric per-output-channel int8 form of a weight matrix, and the dynamic (per-call)
 // quantization of activations to u8 with a zero point.
 //
@@ -8,12 +8,9 @@
 
 #include <cstdint>
 
-namespace tinyenc {
+#include "engine/bf16.h"  // the bf16 rounding
 
-// float32 -> bfloat16 bits, rounded to nearest, ties to even (NaN stays a quiet NaN).
-uint16_t bf16_from_f32(float value);
-float f32_from_bf16(uint16_t bits);
-void convert_to_bf16(const float* values, int64_t count, uint16_t* bits);
+namespace tinyenc {
 
 // Symmetric int8 per output channel: scale[o] = max|w[o][:]| / 127, q = round(w / scale), so
 // w ~= q * scale with q in [-127, 127]. An all-zero row gets scale 1 (and q 0).

@@ -1,11 +1,14 @@
 // A Linear's weight matrix in the data type the matmul computes in, [out_features, in_features]
-// as in torch.nn.Linear. Only this type and the matmul op know the storage type; the layers above
-// pass the weights in whatever form the model file holds them (LinearSource) and the dtype.
+// as in torch.nn.Linear. Only this type and the matmul op hold the storage (as the dtype's row of
+// dtype_traits, engine/dtype.h, describes it); the layers above pass the weights in whatever form
+// the model file holds them (LinearSource, engine/encoder_weights.h) and the dtype.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <list>
 #include <oneapi/dnnl/dnnl.hpp>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -14,22 +17,6 @@
 #include "engine/ops/runtime.h"
 
 namespace tinyenc {
-
-// A view of one weight matrix in one of LinearWeights' source forms: f32, bf16 bits, or s8 with
-// one scale per output channel. Exactly one of f32, bf16 and s8 is set.
-struct LinearSource {
-  const float* f32 = nullptr;
-  const uint16_t* bf16 = nullptr;
-  const int8_t* s8 = nullptr;
-  const float* scales = nullptr;  // [out_features], with s8
-  int64_t out_features = 0;
-  int64_t in_features = 0;
-
-  static LinearSource of(const LinearWeights& weights);
-  static LinearSource of_f32(const float* weight, int64_t out_features, int64_t in_features);
-  // weight[o][i] as float (s8 dequantized, bf16 widened), without building the matrix.
-  float at(int64_t o, int64_t i) const;
-};
 
 // Several matrices with the same in_features stacked by rows (QKV): owns the concatenation.
 // Sources in one common form stay in it (s8 rows keep their scales); mixed forms become f32.
@@ -44,18 +31,16 @@ class StackedSource {
   void release();
 
  private:
-  std::vector<float> f32_;
-  std::vector<uint16_t> bf16_;
-  std::vector<int8_t> s8_;
+  std::vector<std::byte> values_;
   std::vector<float> scales_;
   LinearSource source_;
 };
 
 class WeightMatrix {
  public:
-  // Converts `source` once into `dtype`'s storage: f32 (an f32 source is kept by pointer), bf16
-  // (rounded to nearest even; a bf16 source is kept by pointer) or symmetric s8 per output
-  // channel (an s8 source is kept by pointer). Pointers kept stay the caller's to keep alive.
+  // Converts `source` once into `dtype`'s storage (dtype_traits(dtype).from_f32): f32, bf16
+  // (rounded to nearest even) or symmetric s8 per output channel. A source already in `dtype`'s
+  // form is kept by pointer; pointers kept stay the caller's to keep alive.
   WeightMatrix(Runtime& runtime, const LinearSource& source, ComputeDtype dtype);
   // An f32 matrix kept by pointer.
   WeightMatrix(Runtime& runtime, const float* data, int64_t out_features, int64_t in_features);
@@ -65,7 +50,7 @@ class WeightMatrix {
   ComputeDtype dtype() const { return dtype_; }
   // Whether the matrix is the source's memory, kept by pointer, rather than a converted copy.
   bool keeps_source() const { return keeps_source_; }
-  dnnl::memory::data_type data_type() const;
+  dnnl::memory::data_type data_type() const { return dtype_traits(dtype_).weight_type; }
   const void* data() const { return data_; }
   int64_t out_features() const { return out_; }
   int64_t in_features() const { return in_; }
@@ -87,9 +72,8 @@ class WeightMatrix {
   bool keeps_source_ = false;
   int64_t out_;
   int64_t in_;
-  std::vector<float> f32_;  // converted storage, when the source was not kept
-  std::vector<uint16_t> bf16_;
-  std::vector<int8_t> s8_;
+  std::vector<float> f32_;      // the source widened, when it was not f32
+  std::vector<std::byte> own_;  // converted storage, when the source was not kept
   std::vector<float> own_scales_;
   std::vector<int32_t> row_sums_;
   std::list<std::pair<dnnl::memory::desc, dnnl::memory>> packed_;  // list: stable addresses

@@ -9,6 +9,8 @@
 #include <limits>
 #include <vector>
 
+#include "engine/bf16.h"
+
 namespace tinyenc {
 namespace {
 
@@ -61,15 +63,15 @@ TEST(Float16, EveryPatternMatchesTheFormula) {
 }
 
 TEST(BFloat16, IsTheUpperHalfOfAFloat) {
-  EXPECT_EQ(float_from_bf16(0x3F80), 1.0f);
-  EXPECT_EQ(float_from_bf16(0xBF80), -1.0f);
-  EXPECT_EQ(float_from_bf16(0x4049), 3.140625f);
-  EXPECT_EQ(float_from_bf16(0x0001), std::ldexp(1.0f, -133));  // smallest subnormal
-  EXPECT_EQ(float_from_bf16(0x7F7F), 0x1.FEp127f);             // largest finite
-  EXPECT_EQ(float_from_bf16(0x7F80), std::numeric_limits<float>::infinity());
-  EXPECT_EQ(float_from_bf16(0xFF80), -std::numeric_limits<float>::infinity());
-  EXPECT_EQ(bits_of(float_from_bf16(0x8000)), 0x80000000u);
-  EXPECT_EQ(bits_of(float_from_bf16(0x7FC1)), 0x7FC10000u);
+  EXPECT_EQ(f32_from_bf16(0x3F80), 1.0f);
+  EXPECT_EQ(f32_from_bf16(0xBF80), -1.0f);
+  EXPECT_EQ(f32_from_bf16(0x4049), 3.140625f);
+  EXPECT_EQ(f32_from_bf16(0x0001), std::ldexp(1.0f, -133));  // smallest subnormal
+  EXPECT_EQ(f32_from_bf16(0x7F7F), 0x1.FEp127f);             // largest finite
+  EXPECT_EQ(f32_from_bf16(0x7F80), std::numeric_limits<float>::infinity());
+  EXPECT_EQ(f32_from_bf16(0xFF80), -std::numeric_limits<float>::infinity());
+  EXPECT_EQ(bits_of(f32_from_bf16(0x8000)), 0x80000000u);
+  EXPECT_EQ(bits_of(f32_from_bf16(0x7FC1)), 0x7FC10000u);
 }
 
 TEST(Float16, ConvertsMisalignedArrays) {

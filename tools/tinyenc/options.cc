@@ -1,8 +1,5 @@
 #include "tools/tinyenc/options.h"
 
-#include <sched.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -281,8 +278,8 @@ std::vector<int32_t> parse_integer_list(const std::string& text, const std::stri
 void add_threads_option(CLI::App& command, int& threads) {
   command
       .add_option("--threads", threads,
-                  "Threads (0: one per logical CPU this process may run on, hyper-threads "
-                  "included; at most 4 per CPU)")
+                  "Threads (0: one per logical CPU this process may run on, its affinity "
+                  "mask, hyper-threads included; at most 4 per CPU)")
       ->capture_default_str();
 }
 
@@ -291,27 +288,18 @@ void add_thread_counts_option(CLI::App& command, std::string& thread_counts,
   command
       .add_option("--threads", thread_counts,
                   "Thread counts, comma-separated (0: one per logical CPU this process may run "
-                  "on, hyper-threads included; at most 4 per CPU). " +
+                  "on, its affinity mask, hyper-threads included; at most 4 per CPU). " +
                       reason)
       ->capture_default_str();
 }
 
-int available_cpus() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
-  const long online = sysconf(_SC_NPROCESSORS_ONLN);
-  return online > 0 ? static_cast<int>(online) : 1;
-}
-
-int max_threads() { return 4 * available_cpus(); }
-
 int checked_threads(int64_t threads, const std::string& option) {
-  if (threads < 0 || threads > max_threads()) {
+  if (threads < 0 || threads > thread_limit()) {
     throw UsageError(option + " " + std::to_string(threads) + ": expected 0 (all " +
                      std::to_string(available_cpus()) + " CPUs) to " +
-                     std::to_string(max_threads()) + " (4 threads per CPU)");
+                     std::to_string(thread_limit()) + " (4 threads per CPU)");
   }
-  return threads == 0 ? available_cpus() : static_cast<int>(threads);
+  return resolve_threads(static_cast<int>(threads));
 }
 
 CLI::Option* add_position_offset_option(CLI::App& command, int64_t& position_offset) {

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/threads.h"         // available_cpus, thread_limit
 #include "models/forward_memory.h"  // check_forward_memory, shared with the library
 
 namespace tinyenc {
@@ -100,16 +101,8 @@ void add_threads_option(CLI::App& command, int& threads);
 void add_thread_counts_option(CLI::App& command, std::string& thread_counts,
                               const std::string& reason);
 
-// The logical CPUs (hardware threads) this process may run on, from its affinity mask, at
-// least 1.
-int available_cpus();
-
-// The most threads --threads accepts: 4 x available_cpus(). Past the CPUs, more threads only
-// time-slice the same cores (useful to measure oversubscription, so a little is allowed); far
-// past them the OpenMP runtime fails to create its pool, or crashes, as 65536 did.
-int max_threads();
-
-// `threads` if 1 <= threads <= max_threads(), available_cpus() for 0; otherwise throws
+// `threads` if 1 <= threads <= thread_limit(), available_cpus() for 0 (engine/threads.h, where
+// the 0 of the library's Options::threads is resolved too); otherwise throws
 // UsageError naming `option`.
 int checked_threads(int64_t threads, const std::string& option = "--threads");
 

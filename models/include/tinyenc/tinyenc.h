@@ -34,8 +34,10 @@ struct Options {
   std::string pooling;     // "cls", "mean", "pooler" or "none"; empty: config.json's
   bool normalize = false;  // L2-normalize the embeddings
   bool truncate = false;   // cut texts longer than the model allows instead of refusing them
-  // Threads of the forward pass; 0: the runtime's default. One OpenMP pool serves the whole
-  // process, so this is process-wide: the last Model loaded with threads > 0 sets it.
+  // Threads of the forward pass, 0 to 4 per CPU; 0: one per logical CPU this process may run
+  // on (its affinity mask, as sched_getaffinity gives it; hyper-threads count), as `tinyenc run
+  // --threads 0`. One OpenMP pool serves the whole process, so this is process-wide: the last
+  // Model loaded sets it.
   int threads = 0;
   // What the matmuls compute in: "f32", "bf16", "int8", "auto" (the fastest that meets
   // tinyenc's accuracy gates on this CPU), or "" for the folder's own: int8 or bf16 for a folder
