@@ -5,9 +5,9 @@
 // (BertForSequenceClassification). Their config.json keys are those of BertConfig.
 #include <nlohmann/json.hpp>
 
+#include "engine/io/quoted.h"
 #include "models/bert_common.h"
 #include "models/model_family.h"
-#include "tokenizer/tokenizer_file.h"
 
 namespace tinyenc {
 namespace {

@@ -1,7 +1,7 @@
 #include "models/bert_common.h"
 
+#include "engine/io/quoted.h"
 #include "models/model_family.h"
-#include "tokenizer/tokenizer_file.h"
 
 namespace tinyenc {
 namespace {

@@ -9,9 +9,9 @@
 #include <string_view>
 
 #include "engine/encoder_weights.h"
+#include "engine/io/json_field.h"
 #include "models/config.h"
 #include "models/tensor_binder.h"
-#include "tokenizer/json_field.h"
 
 namespace tinyenc {
 

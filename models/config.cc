@@ -4,13 +4,13 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "engine/io/json_document.h"
+#include "engine/io/json_field.h"
+#include "engine/io/quoted.h"
+#include "engine/io/regular_file.h"
 #include "engine/pe/registry.h"
 #include "models/model_family.h"
 #include "models/sentence_transformers.h"
-#include "tokenizer/json_document.h"
-#include "tokenizer/json_field.h"
-#include "tokenizer/regular_file.h"
-#include "tokenizer/tokenizer_file.h"
 
 namespace tinyenc {
 namespace {

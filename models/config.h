@@ -45,7 +45,7 @@ ModelConfig model_config_from_json(const nlohmann::json& json, const std::string
 ModelConfig parse_model_config(std::string_view json_text, const std::string& file);
 // Reads <dir>/config.json, and <dir>/modules.json in a sentence-transformers folder
 // (models/sentence_transformers.h); std::runtime_error("<path>: <what>") when it cannot be read
-// (missing, or not a regular file: tokenizer/regular_file.h).
+// (missing, or not a regular file: engine/io/regular_file.h).
 ModelConfig read_model_config(const std::filesystem::path& dir);
 
 // The model_type values tinyenc loads.

@@ -15,12 +15,12 @@
 #include <system_error>
 #include <vector>
 
+#include "engine/io/regular_file.h"
 #include "models/model.h"
 #include "models/pipeline.h"
 #include "models/safetensors.h"
 #include "models/safetensors_writer.h"
 #include "models/temporaries.h"
-#include "tokenizer/regular_file.h"
 
 namespace tinyenc {
 namespace {

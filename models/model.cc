@@ -5,9 +5,9 @@
 #include <utility>
 
 #include "engine/encoder_config.h"
+#include "engine/io/regular_file.h"
 #include "models/model_family.h"
 #include "models/tensor_binder.h"
-#include "tokenizer/regular_file.h"
 
 namespace tinyenc {
 

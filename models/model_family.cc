@@ -1,5 +1,5 @@
 #include "models/model_family.h"
-#include "tokenizer/tokenizer_file.h"
+#include "engine/io/quoted.h"
 
 #include <map>
 #include <nlohmann/json.hpp>

@@ -8,10 +8,10 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "engine/io/quoted.h"
 #include "models/forward_memory.h"
 #include "models/normalize_embedding.h"
 #include "tokenizer/load_tokenizer.h"
-#include "tokenizer/tokenizer_file.h"
 
 namespace tinyenc {
 

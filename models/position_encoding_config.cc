@@ -2,9 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/io/json_field.h"
+#include "engine/io/quoted.h"
 #include "engine/pe/registry.h"
-#include "tokenizer/json_field.h"
-#include "tokenizer/tokenizer_file.h"
 
 namespace tinyenc {
 namespace {

@@ -10,10 +10,10 @@
 #include <utility>
 
 #include "engine/bf16.h"
+#include "engine/io/json_document.h"
+#include "engine/io/mapped_file.h"
+#include "engine/io/quoted.h"
 #include "models/float16.h"
-#include "models/mapped_file.h"
-#include "tokenizer/json_document.h"
-#include "tokenizer/tokenizer_file.h"
 
 namespace tinyenc {
 namespace {

@@ -7,10 +7,10 @@
 #include <system_error>
 #include <vector>
 
-#include "tokenizer/json_document.h"
-#include "tokenizer/json_field.h"
-#include "tokenizer/regular_file.h"
-#include "tokenizer/tokenizer_file.h"
+#include "engine/io/json_document.h"
+#include "engine/io/json_field.h"
+#include "engine/io/quoted.h"
+#include "engine/io/regular_file.h"
 
 namespace tinyenc {
 namespace {

@@ -9,10 +9,10 @@
 // encoder.relative_attention_bias.weight [num_buckets, heads]. Unknown keys are errors.
 #include <nlohmann/json.hpp>
 
+#include "engine/io/quoted.h"
 #include "models/bert_common.h"
 #include "models/model_family.h"
 #include "models/position_encoding_config.h"
-#include "tokenizer/tokenizer_file.h"
 
 namespace tinyenc {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "tokenizer/utf8.h"
+#include "engine/io/utf8.h"
 
 namespace tinyenc {
 namespace {

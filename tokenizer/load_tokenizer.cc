@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "tokenizer/regular_file.h"
+#include "engine/io/regular_file.h"
 #include "tokenizer/sentencepiece_tokenizer.h"
 #include "tokenizer/tokenizer_config.h"
 #include "tokenizer/tokenizer_file.h"

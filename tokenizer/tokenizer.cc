@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "tokenizer/utf8.h"
+#include "engine/io/utf8.h"
 
 namespace tinyenc {
 namespace {

@@ -1,6 +1,6 @@
 #include "tokenizer/tokenizer_config.h"
 
-#include "tokenizer/json_field.h"
+#include "engine/io/json_field.h"
 
 namespace tinyenc {
 namespace {

@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <limits>
 
-#include "tokenizer/json_field.h"
-#include "tokenizer/tokenizer_file.h"
+#include "engine/io/json_field.h"
+#include "engine/io/quoted.h"
 
 namespace tinyenc {
 namespace {

@@ -5,8 +5,8 @@
 #include <stdexcept>
 #include <utility>
 
-#include "tokenizer/tokenizer_file.h"
-#include "tokenizer/utf8.h"
+#include "engine/io/quoted.h"
+#include "engine/io/utf8.h"
 
 namespace tinyenc {
 namespace {

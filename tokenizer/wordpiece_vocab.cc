@@ -4,8 +4,8 @@
 #include <limits>
 #include <stdexcept>
 
-#include "tokenizer/tokenizer_file.h"
-#include "tokenizer/utf8.h"
+#include "engine/io/quoted.h"
+#include "engine/io/utf8.h"
 
 namespace tinyenc {
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "engine/io/quoted.h"
 #include "tests/support/test_data.h"
 #include "tokenizer/load_tokenizer.h"
-#include "tokenizer/tokenizer_file.h"
 #include "tokenizer/tokenizer_json.h"
 
 namespace tinyenc {

@@ -19,12 +19,12 @@
 #include <vector>
 
 #include "engine/encoder.h"
+#include "engine/io/quoted.h"
 #include "engine/isa.h"
 #include "engine/onednn.h"
 #include "engine/random_encoder.h"
 #include "models/model.h"
 #include "models/pipeline.h"
-#include "tokenizer/tokenizer_file.h"
 #include "tools/tinyenc/command.h"
 #include "tools/tinyenc/corpus.h"
 #include "tools/tinyenc/json_text.h"

@@ -23,8 +23,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "engine/io/quoted.h"
 #include "models/normalize_embedding.h"
-#include "tokenizer/tokenizer_file.h"
 #include "tools/tinyenc/command.h"
 #include "tools/tinyenc/line_reader.h"
 #include "tools/tinyenc/progress.h"

@@ -13,8 +13,8 @@
 #include "engine/dtype.h"
 #include "engine/encoder.h"
 #include "engine/encoder_config.h"
+#include "engine/io/quoted.h"
 #include "models/dtype_choice.h"
-#include "tokenizer/tokenizer_file.h"
 #include "tools/tinyenc/command.h"
 
 namespace tinyenc::cli {

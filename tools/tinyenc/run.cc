@@ -20,7 +20,6 @@
 #include "engine/encoder.h"
 #include "models/normalize_embedding.h"
 #include "models/pipeline.h"
-#include "tokenizer/tokenizer_file.h"
 #include "tools/tinyenc/command.h"
 #include "tools/tinyenc/corpus.h"
 #include "tools/tinyenc/json_text.h"

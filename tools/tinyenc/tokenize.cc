@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/io/quoted.h"
 #include "tokenizer/load_tokenizer.h"
-#include "tokenizer/tokenizer_file.h"
 #include "tools/tinyenc/command.h"
 #include "tools/tinyenc/json_text.h"
 #include "tools/tinyenc/line_reader.h"

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "tokenizer/tokenizer_file.h"
+#include "engine/io/quoted.h"
 
 namespace tinyenc::cli {
 namespace {

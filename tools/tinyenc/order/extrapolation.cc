@@ -9,9 +9,9 @@
 #include <set>
 #include <stdexcept>
 
+#include "engine/io/json_document.h"
+#include "engine/io/quoted.h"
 #include "models/pipeline.h"
-#include "tokenizer/json_document.h"
-#include "tokenizer/tokenizer_file.h"
 #include "tools/tinyenc/command.h"
 #include "tools/tinyenc/json_text.h"
 #include "tools/tinyenc/order/experiments.h"

@@ -6,8 +6,8 @@
 #include <set>
 #include <tuple>
 
+#include "engine/io/utf8.h"
 #include "tokenizer/char_classes.h"
-#include "tokenizer/utf8.h"
 #include "tools/tinyenc/command.h"
 
 namespace tinyenc::cli::order {

@@ -5,7 +5,7 @@
 #include <optional>
 #include <set>
 
-#include "tokenizer/tokenizer_file.h"
+#include "engine/io/quoted.h"
 #include "tools/tinyenc/order/table_text.h"
 #include "tools/tinyenc/output.h"
 #include "tools/tinyenc/plot/text_metrics.h"

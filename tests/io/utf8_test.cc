@@ -1,4 +1,4 @@
-#include "tokenizer/utf8.h"
+#include "engine/io/utf8.h"
 
 #include <gtest/gtest.h>
 

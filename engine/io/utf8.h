@@ -1,4 +1,5 @@
-// UTF-8 decoding shared by the tokenizers: text must be valid UTF-8 before it is split.
+// UTF-8 decoding shared by the tokenizers and the tools: text must be valid UTF-8 before it is
+// split.
 #pragma once
 
 #include <cstddef>

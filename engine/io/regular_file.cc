@@ -1,4 +1,4 @@
-#include "tokenizer/regular_file.h"
+#include "engine/io/regular_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,9 +1,9 @@
-#include "tokenizer/json_document.h"
+#include "engine/io/json_document.h"
 
 #include <set>
 #include <vector>
 
-#include "tokenizer/tokenizer_file.h"
+#include "engine/io/quoted.h"
 
 namespace tinyenc {
 namespace {

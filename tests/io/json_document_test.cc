@@ -1,6 +1,6 @@
 // JSON documents the loaders read: a repeated key anywhere is refused with the path to it, since
 // readers disagree on which of the values counts.
-#include "tokenizer/json_document.h"
+#include "engine/io/json_document.h"
 
 #include <gtest/gtest.h>
 

@@ -1,12 +1,12 @@
-#include "tokenizer/json_field.h"
+#include "engine/io/json_field.h"
 
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <utility>
 
-#include "tokenizer/json_document.h"
-#include "tokenizer/tokenizer_file.h"
+#include "engine/io/json_document.h"
+#include "engine/io/quoted.h"
 
 namespace tinyenc {
 

@@ -1,7 +1,7 @@
 // Opening and reading the files a model folder holds, refusing anything that is not a regular
 // file before a byte is read: a FIFO without a writer blocks open() and read() forever, a device
-// such as /dev/zero never reaches its end, a folder cannot be read at all. The tokenizer is the
-// lowest layer that reads files, so the one reader lives here; models/ and tools/ use it too.
+// such as /dev/zero never reaches its end, a folder cannot be read at all. The one reader of
+// files: the tokenizer, models/ and tools/ all read through it.
 //
 // Errors are std::runtime_error with one line "<path>: <what>": std::system_error when the
 // system refuses (its code() says why: std::errc::no_such_file_or_directory, ...), plain

@@ -1,7 +1,7 @@
 // A value inside a JSON document that knows its way back, so that every error names the file and
 // the field: "tokenizer.json: model.vocab['hello']: expected a non-negative integer",
 // "tiny/config.json: position_encoding.theta: must be a number". The one JSON reader of the
-// tokenizer's and the models' files (models may use the tokenizer, never the reverse).
+// tokenizer's and the models' files.
 //
 // Two ways to read: walking the document (at, find, element, as_*), and reading the members of
 // one object by name with a fallback (text, integer, number, boolean...). An object remembers

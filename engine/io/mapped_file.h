@@ -11,7 +11,7 @@ namespace tinyenc {
 class MappedFile {
  public:
   // Throws std::runtime_error("<path>: <what>") when the file cannot be opened or mapped, or is
-  // not a regular file (tokenizer/regular_file.h).
+  // not a regular file (engine/io/regular_file.h).
   explicit MappedFile(const std::filesystem::path& path);
   ~MappedFile();
   MappedFile(const MappedFile&) = delete;

@@ -1,6 +1,6 @@
 // The one reader of model-folder files: regular files are read whole; FIFOs, devices, folders,
 // loops of symbolic links and oversized files are refused with one line naming the path.
-#include "tokenizer/regular_file.h"
+#include "engine/io/regular_file.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "models/mapped_file.h"
+#include "engine/io/mapped_file.h"
 
 #include <sys/mman.h>
 
@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "tokenizer/regular_file.h"
+#include "engine/io/regular_file.h"
 
 namespace tinyenc {
 namespace {
