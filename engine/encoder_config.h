@@ -17,15 +17,13 @@ enum class Pooling { kCls, kMean, kPooler, kNone };
 std::string_view activation_name(Activation activation);
 std::string_view pooling_name(Pooling pooling);
 
-struct EncoderConfig {
+// d_model, heads and position_encoding come from EncoderShape (engine/pe/position_encoding.h).
+struct EncoderConfig : EncoderShape {
   int64_t vocab_size = 0;
-  int64_t d_model = 0;
-  int64_t heads = 0;
   int64_t layers = 0;
   int64_t ffn_dim = 0;
   int64_t type_vocab_size = 0;  // 0: no token-type embeddings
-  PositionEncodingConfig position_encoding;
-  bool norm_first = false;  // pre-LN layers (and a final LayerNorm) instead of BERT's post-LN
+  bool norm_first = false;      // pre-LN layers (and a final LayerNorm) instead of BERT's post-LN
   bool embedding_layer_norm = true;  // LayerNorm after the embedding sum (BERT)
   bool final_layer_norm = false;     // LayerNorm after the last layer (pre-LN stacks)
   float layer_norm_eps = 1e-12f;
@@ -34,12 +32,6 @@ struct EncoderConfig {
   bool has_pooler = false;                  // BERT's dense + tanh over [CLS]
   int64_t num_labels = 0;                   // 0: no classification head
   ComputeDtype dtype = ComputeDtype::kF32;  // what the matmuls compute in (engine/dtype.h)
-
-  int64_t head_dim() const { return heads > 0 ? d_model / heads : 0; }
-  // RoPE rotary dimension actually used (0 in the config means the whole head).
-  int64_t rotary_dim() const {
-    return position_encoding.rope.rotary_dim > 0 ? position_encoding.rope.rotary_dim : head_dim();
-  }
 };
 
 // Throws std::invalid_argument naming the field when the config cannot describe a model

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/dtype.h"
+#include "engine/pe/position_encoding.h"
 
 namespace tinyenc {
 
@@ -72,12 +73,12 @@ struct LayerWeights {
   NormWeights ffn_norm;        // post-LN: after FFN + residual; pre-LN: before the FFN
 };
 
-struct EncoderWeights {
+// position_embeddings and relative_bias come from PositionEncodingWeights
+// (engine/pe/position_encoding.h).
+struct EncoderWeights : PositionEncodingWeights {
   const float* token_embeddings = nullptr;       // [vocab_size, d_model]
-  const float* position_embeddings = nullptr;    // learned: [max_positions, d_model]
   const float* token_type_embeddings = nullptr;  // [type_vocab_size, d_model] or null
   NormWeights embedding_norm;                    // when config.embedding_layer_norm
-  const float* relative_bias = nullptr;          // relative: [num_buckets, heads], shared by layers
   std::vector<LayerWeights> layers;
   NormWeights final_norm;    // when config.final_layer_norm
   LinearWeights pooler;      // when config.has_pooler: [d_model, d_model]

@@ -1,5 +1,11 @@
 #include "models/position_encoding_config.h"
 
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <variant>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "engine/io/json_field.h"
@@ -9,15 +15,25 @@
 namespace tinyenc {
 namespace {
 
-void read_learned_parameters(JsonField& fields, PositionEncodingConfig& config) {
-  config.max_positions = fields.integer("max_positions", 512, 1);
-  // RoBERTa style (see PositionEncodingConfig): -1, the default, numbers positions from 0.
-  config.padding_idx = fields.integer("padding_idx", -1, -1);
-}
-
-void read_relative_parameters(JsonField& fields, PositionEncodingConfig& config) {
-  config.relative.num_buckets = fields.integer("num_buckets", 32, 4);
-  config.relative.max_distance = fields.integer("max_distance", 128, 1);
+// One parameter as its description says: its type, default, smallest integer and choices.
+ParameterValue read_parameter(const JsonField& fields, const ParameterDescription& parameter) {
+  const std::string& name = parameter.name;
+  if (const auto* flag = std::get_if<bool>(&parameter.default_value)) {
+    return fields.boolean(name, *flag);
+  }
+  if (const auto* integer = std::get_if<int64_t>(&parameter.default_value)) {
+    return fields.integer(name, *integer,
+                          parameter.minimum.value_or(std::numeric_limits<int64_t>::min()));
+  }
+  if (const auto* number = std::get_if<double>(&parameter.default_value)) {
+    return fields.number(name, *number);
+  }
+  const std::string text = fields.text(name, std::get<std::string>(parameter.default_value));
+  const std::vector<std::string>& choices = parameter.choices;
+  if (!choices.empty() && std::find(choices.begin(), choices.end(), text) == choices.end()) {
+    fields.fail(name, "expected " + parameter.range + ", got " + in_quotes(text));
+  }
+  return text;
 }
 
 }  // namespace
@@ -28,50 +44,18 @@ PositionEncodingConfig parse_position_encoding_config(const nlohmann::json& obje
   PositionEncodingConfig config;
   const std::string kind = fields.text("kind", "");
   if (kind.empty()) fields.fail("kind", "missing");
-  const auto parsed = parse_position_encoding(kind);
-  if (!parsed) {
+  const PositionEncodingType* type = find_position_encoding_type(kind);
+  if (!type) {
     fields.fail("kind", "unknown kind " + in_quotes(kind) + " (expected " +
                             position_encoding_names() + ")");
   }
-  config.kind = *parsed;
-  switch (config.kind) {
-    case PositionEncodingKind::kNone:
-    case PositionEncodingKind::kAlibi:
-      break;
-    case PositionEncodingKind::kSinusoidal: {
-      const std::string layout = fields.text("layout", "interleaved");
-      const auto parsed_layout = parse_sinusoidal_layout(layout);
-      if (!parsed_layout)
-        fields.fail("layout", "expected interleaved or concat, got " + in_quotes(layout));
-      config.sinusoidal.layout = *parsed_layout;
-      config.sinusoidal.base = fields.number("base", 10000.0);
-      config.scale_embeddings = fields.boolean("scale_embeddings", false);
-      break;
-    }
-    case PositionEncodingKind::kLearned:
-      read_learned_parameters(fields, config);
-      break;
-    case PositionEncodingKind::kRope: {
-      const std::string pairing = fields.text("pairing", "half");
-      const auto parsed_pairing = parse_rope_pairing(pairing);
-      if (!parsed_pairing)
-        fields.fail("pairing", "expected half or interleaved, got " + in_quotes(pairing));
-      config.rope.pairing = *parsed_pairing;
-      config.rope.theta = fields.number("theta", 10000.0);
-      config.rope.rotary_dim = fields.integer("rotary_dim", 0, 0);
-      break;
-    }
-    case PositionEncodingKind::kRelative:
-      read_relative_parameters(fields, config);
-      break;
-    case PositionEncodingKind::kLearnedRelative:
-      read_learned_parameters(fields, config);
-      read_relative_parameters(fields, config);
-      break;
+  config.kind = type->kind;
+  for (size_t i = 0; i < type->parameters.size(); ++i) {
+    type->set_parameter(config, i, read_parameter(fields, type->parameters[i]));
   }
   // The kind's own parameters only: the model's shape is not known here (config.cc checks the
   // rest with the same validation once it is).
-  EncoderConfig parameters_only;
+  EncoderShape parameters_only;
   parameters_only.position_encoding = config;
   try {
     validate_position_encoding(parameters_only, FieldNames{.position_encoding = ""});

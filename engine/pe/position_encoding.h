@@ -1,6 +1,5 @@
-// The position-encoding kinds tinyenc runs and their parameters.
-//
-// Semantics (see DESIGN.md, "Position encodings"):
+// The position-encoding kinds tinyenc runs and their parameters. Each kind describes itself in
+// engine/pe/kinds/ (kind_description.h); the built-in ones are:
 //   none        adds nothing: the order-blind baseline.
 //   sinusoidal  Vaswani et al. 2017; added to the token embeddings.
 //   learned     a trained [max_positions, d_model] table (BERT); added to the embeddings.
@@ -11,11 +10,19 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
+#include <string>
 #include <string_view>
+
+#include "engine/pe/kind_description.h"
 
 namespace tinyenc {
 
+// A kind's value is its place in the registry's list (engine/pe/registry.cc); the built-in kinds
+// are named here so that code can name them. A kind added later needs no name here: it is found by
+// its own name (parse_position_encoding).
 enum class PositionEncodingKind {
   kNone,
   kSinusoidal,
@@ -26,14 +33,10 @@ enum class PositionEncodingKind {
   kLearnedRelative,
 };
 
-// learned and learned_relative add rows of a learned [max_positions, d_model] table.
-constexpr bool has_position_table(PositionEncodingKind kind) {
-  return kind == PositionEncodingKind::kLearned || kind == PositionEncodingKind::kLearnedRelative;
-}
-// relative and learned_relative add a learned [num_buckets, heads] bias to the scores.
-constexpr bool has_relative_bias_table(PositionEncodingKind kind) {
-  return kind == PositionEncodingKind::kRelative || kind == PositionEncodingKind::kLearnedRelative;
-}
+// Kinds that add rows of a learned [max_positions, d_model] table (learned, learned_relative).
+bool has_position_table(PositionEncodingKind kind);
+// Kinds that add a learned [num_buckets, heads] bias to the scores (relative, learned_relative).
+bool has_relative_bias_table(PositionEncodingKind kind);
 
 std::string_view position_encoding_name(PositionEncodingKind kind);
 std::optional<PositionEncodingKind> parse_position_encoding(std::string_view name);
@@ -83,6 +86,30 @@ struct PositionEncodingConfig {
   int64_t padding_idx = -1;
   RopeParams rope;
   RelativeParams relative;
+  // Parameters of kinds that keep no field above, by name (filled by config parsing from the
+  // kind's description).
+  std::map<std::string, ParameterValue, std::less<>> parameters;
+};
+
+// What a position encoding sees of the model: its width, its heads and its own config.
+// EncoderConfig (engine/encoder_config.h) extends it.
+struct EncoderShape {
+  int64_t d_model = 0;
+  int64_t heads = 0;
+  PositionEncodingConfig position_encoding;
+
+  int64_t head_dim() const { return heads > 0 ? d_model / heads : 0; }
+  // RoPE rotary dimension actually used (0 in the config means the whole head).
+  int64_t rotary_dim() const {
+    return position_encoding.rope.rotary_dim > 0 ? position_encoding.rope.rotary_dim : head_dim();
+  }
+};
+
+// The learned tables a kind may read, null when the model has none. EncoderWeights
+// (engine/encoder_weights.h) extends it.
+struct PositionEncodingWeights {
+  const float* position_embeddings = nullptr;  // learned: [max_positions, d_model]
+  const float* relative_bias = nullptr;        // relative: [num_buckets, heads], shared by layers
 };
 
 }  // namespace tinyenc

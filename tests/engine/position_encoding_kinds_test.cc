@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/encoder_config.h"
+#include "engine/encoder_weights.h"
 #include "engine/pe/registry.h"
 
 namespace tinyenc {

@@ -2,8 +2,11 @@
 
 #include <cstdio>
 #include <map>
+#include <type_traits>
+#include <variant>
+#include <vector>
 
-#include "engine/pe/attention_bias.h"
+#include "engine/pe/registry.h"
 #include "models/safetensors.h"
 #include "tokenizer/sentencepiece_tokenizer.h"
 #include "tokenizer/wordpiece_tokenizer.h"
@@ -13,44 +16,33 @@ namespace {
 
 using nlohmann::json;
 
+json summary_json(const SummaryValue& value) {
+  return std::visit(
+      [](const auto& alternative) -> json {
+        if constexpr (std::is_same_v<std::decay_t<decltype(alternative)>, std::monostate>) {
+          return nullptr;
+        } else {
+          return alternative;
+        }
+      },
+      value);
+}
+
+SummaryValue summary_value(const json& value) {
+  if (value.is_null()) return std::monostate{};
+  if (value.is_boolean()) return value.get<bool>();
+  if (value.is_number_integer()) return value.get<int64_t>();
+  if (value.is_number()) return value.get<double>();
+  if (value.is_string()) return value.get<std::string>();
+  return value.get<std::vector<double>>();
+}
+
+// The kind's own fields (PositionEncodingType::summary_fields), then scale_embeddings.
 json position_encoding_json(const EncoderConfig& config) {
   const PositionEncodingConfig& pe = config.position_encoding;
-  json out = {{"kind", std::string(position_encoding_name(pe.kind))}};
-  switch (pe.kind) {
-    case PositionEncodingKind::kNone:
-      break;
-    case PositionEncodingKind::kSinusoidal:
-      out["layout"] = std::string(sinusoidal_layout_name(pe.sinusoidal.layout));
-      out["base"] = pe.sinusoidal.base;
-      break;
-    case PositionEncodingKind::kLearned:
-      out["max_positions"] = pe.max_positions;
-      out["padding_idx"] = pe.padding_idx >= 0 ? json(pe.padding_idx) : json(nullptr);
-      break;
-    case PositionEncodingKind::kRope:
-      out["pairing"] = std::string(rope_pairing_name(pe.rope.pairing));
-      out["theta"] = pe.rope.theta;
-      out["rotary_dim"] = config.rotary_dim();
-      out["head_dim"] = config.head_dim();
-      break;
-    case PositionEncodingKind::kAlibi: {
-      out["heads"] = config.heads;
-      json slopes = json::array();
-      for (float slope : alibi_slopes(config.heads)) slopes.push_back(static_cast<double>(slope));
-      out["slopes"] = std::move(slopes);
-      break;
-    }
-    case PositionEncodingKind::kRelative:
-      out["num_buckets"] = pe.relative.num_buckets;
-      out["max_distance"] = pe.relative.max_distance;
-      break;
-    case PositionEncodingKind::kLearnedRelative:
-      out["max_positions"] = pe.max_positions;
-      out["padding_idx"] = pe.padding_idx >= 0 ? json(pe.padding_idx) : json(nullptr);
-      out["num_buckets"] = pe.relative.num_buckets;
-      out["max_distance"] = pe.relative.max_distance;
-      break;
-  }
+  const PositionEncodingType& type = position_encoding_type(pe.kind);
+  json out = {{"kind", type.name}};
+  for (const auto& [field, value] : type.summary_fields(config)) out[field] = summary_json(value);
   out["scale_embeddings"] = pe.scale_embeddings;
   return out;
 }
@@ -127,30 +119,12 @@ std::string number(const json& value) {
 // "rope (pairing half, theta 10000, rotary_dim 16 of head_dim 16)".
 std::string position_encoding_text(const json& pe) {
   const std::string kind = pe["kind"];
+  const PositionEncodingType* type = find_position_encoding_type(kind);
   std::string details;
-  if (kind == "none") details = "no position information: the encoder is order-blind";
-  if (kind == "sinusoidal") {
-    details = "layout " + pe["layout"].get<std::string>() + ", base " + number(pe["base"]);
-  }
-  if (kind == "learned" || kind == "learned_relative") {
-    details = number(pe["max_positions"]) + " positions";
-    details += pe["padding_idx"].is_null()
-                   ? std::string(" counted from 0, no padding_idx")
-                   : ", padding_idx " + number(pe["padding_idx"]) + ": positions start at " +
-                         std::to_string(pe["padding_idx"].get<int64_t>() + 1);
-  }
-  if (kind == "rope") {
-    details = "pairing " + pe["pairing"].get<std::string>() + ", theta " + number(pe["theta"]) +
-              ", rotary_dim " + number(pe["rotary_dim"]) + " of head_dim " + number(pe["head_dim"]);
-  }
-  if (kind == "alibi") {
-    details = number(pe["heads"]) + " heads, slopes";
-    for (const json& slope : pe["slopes"]) details += " " + number(slope);
-  }
-  if (kind == "learned_relative") details += "; ";
-  if (kind == "relative" || kind == "learned_relative") {
-    details += number(pe["num_buckets"]) + " buckets, max_distance " + number(pe["max_distance"]) +
-               ", one bias table shared by the layers";
+  if (type) {
+    SummaryFields fields;
+    for (const auto& [field, value] : pe.items()) fields.emplace_back(field, summary_value(value));
+    details = type->summary_text(fields);
   }
   if (pe["scale_embeddings"].get<bool>()) details += ", token embeddings scaled by sqrt(d_model)";
   std::string text = kind;

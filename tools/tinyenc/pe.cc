@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/pe/position_encoding.h"
+#include "engine/pe/registry.h"
 #include "engine/pe/sinusoidal.h"
 #include "tools/tinyenc/command.h"
 #include "tools/tinyenc/json_text.h"
@@ -134,35 +134,53 @@ std::vector<float> table_for(const PeOptions& options) {
     throw UsageError("--rows x --d-model is too large to print (limit " +
                      std::to_string(kMaxPrintedValues) + " values)");
   }
-  const auto kind = parse_position_encoding(options.kind);
-  if (!kind) {
-    throw UsageError(
-        "--kind: unknown position encoding '" + options.kind +
-        "' (expected none, sinusoidal, learned, rope, alibi, relative or learned_relative)");
+  const PositionEncodingType* type = find_position_encoding_type(options.kind);
+  if (!type) {
+    throw UsageError("--kind: unknown position encoding '" + options.kind + "' (expected " +
+                     position_encoding_names() + ")");
   }
-  std::vector<float> values(static_cast<size_t>(options.positions * options.d_model), 0.0f);
-  switch (*kind) {
-    case PositionEncodingKind::kNone:
-      return values;
-    case PositionEncodingKind::kSinusoidal: {
-      const auto layout = parse_sinusoidal_layout(options.layout);
-      if (!layout) {
-        throw UsageError("--layout: expected interleaved or concat, got '" + options.layout + "'");
+  if (!type->fixed_table) {
+    throw UsageError("--kind " + options.kind +
+                     ": this encoding has no fixed table to print; it lives in a model's "
+                     "weights or inside attention");
+  }
+  EncoderShape shape;
+  shape.d_model = options.d_model;
+  shape.position_encoding.kind = type->kind;
+  // The kind's parameters the command has options for; the others keep their defaults.
+  for (size_t i = 0; i < type->parameters.size(); ++i) {
+    const ParameterDescription& parameter = type->parameters[i];
+    if (parameter.name == "layout") {
+      const std::vector<std::string>& choices = parameter.choices;
+      if (std::find(choices.begin(), choices.end(), options.layout) == choices.end()) {
+        throw UsageError("--layout: expected " + parameter.range + ", got '" + options.layout +
+                         "'");
       }
+      type->set_parameter(shape.position_encoding, i, options.layout);
+    }
+    if (parameter.name == "base") {
       if (!std::isfinite(options.base) || options.base <= 1.0) {
         char given[32];
         std::snprintf(given, sizeof given, "%g", options.base);
         throw UsageError(std::string("--base ") + given + ": expected a finite number > 1");
       }
-      sinusoidal_rows(SinusoidalParams{*layout, options.base}, options.d_model, 0,
-                      options.positions, values.data());
-      return values;
+      type->set_parameter(shape.position_encoding, i, options.base);
     }
-    default:
-      throw UsageError("--kind " + options.kind +
-                       ": this encoding has no fixed table to print; it lives in a model's "
-                       "weights or inside attention");
   }
+  std::vector<float> values(static_cast<size_t>(options.positions * options.d_model), 0.0f);
+  type->table(shape, options.positions, values.data());
+  return values;
+}
+
+// "none | sinusoidal": the kinds with a table to print.
+std::string printable_kinds() {
+  std::string kinds;
+  for (const PositionEncodingDescription* kind : position_encoding_descriptions()) {
+    if (!kind->fixed_table) continue;
+    if (!kinds.empty()) kinds += " | ";
+    kinds += kind->name;
+  }
+  return kinds;
 }
 
 void print_json(const PeOptions& options, const std::vector<float>& values, OutputSink& sink) {
@@ -308,7 +326,7 @@ void write_plot(const PeOptions& options, const std::vector<float>& values) {
 RunCommand add_pe_command(CLI::App& root) {
   auto options = std::make_shared<PeOptions>();
   CLI::App* command = root.add_subcommand("pe", "Print a position-encoding table");
-  command->add_option("--kind", options->kind, "none | sinusoidal")->capture_default_str();
+  command->add_option("--kind", options->kind, printable_kinds())->capture_default_str();
   command->add_option("--d-model", options->d_model, "Embedding width (even)")->required();
   // A row count, not `order --positions I,J` (which units to swap): named apart so that one flag
   // has one meaning; the old spelling still works.

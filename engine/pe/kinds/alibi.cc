@@ -10,7 +10,7 @@ namespace {
 
 class Alibi : public PositionEncoding {
  public:
-  explicit Alibi(const EncoderConfig& config)
+  explicit Alibi(const EncoderShape& config)
       : heads_(config.heads), slopes_(alibi_slopes(config.heads)) {}
 
   // The bias depends on j - i only: a position offset changes nothing, not even rounding.
@@ -34,12 +34,31 @@ class Alibi : public PositionEncoding {
 
 }  // namespace
 
-const PositionEncodingType& alibi_position_encoding() {
-  static const PositionEncodingType type{
-      PositionEncodingKind::kAlibi, "alibi", [](const EncoderConfig&, const FieldNames&) {},
-      [](const EncoderConfig& config, const EncoderWeights&) -> std::unique_ptr<PositionEncoding> {
-        return std::make_unique<Alibi>(config);
-      }};
+PositionEncodingType alibi_position_encoding() {
+  PositionEncodingType type;
+  type.name = "alibi";
+  type.summary = "a per-head linear penalty -m_h * |j - i| on the attention scores (Press et al.)";
+  type.relative = true;
+  type.biases_attention = true;
+  type.figure = {"#59a14f", "triangle-down", "4 2"};
+  type.validate = [](const EncoderShape&, const FieldNames&) {};
+  type.make = [](const EncoderShape& shape,
+                 const PositionEncodingWeights&) -> std::unique_ptr<PositionEncoding> {
+    return std::make_unique<Alibi>(shape);
+  };
+  type.summarize = [](const EncoderShape& shape) -> SummaryFields {
+    std::vector<double> slopes;
+    for (float slope : alibi_slopes(shape.heads)) slopes.push_back(static_cast<double>(slope));
+    return {{"heads", shape.heads}, {"slopes", std::move(slopes)}};
+  };
+  type.describe = [](const SummaryFields& fields) {
+    std::string text = summary_number(summary_field(fields, "heads")) + " heads, slopes";
+    for (double slope : std::get<std::vector<double>>(summary_field(fields, "slopes"))) {
+      text += ' ';
+      text += summary_number(slope);
+    }
+    return text;
+  };
   return type;
 }
 

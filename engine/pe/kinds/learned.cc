@@ -10,7 +10,7 @@ namespace {
 
 class Learned : public PositionEncoding {
  public:
-  Learned(const EncoderConfig& config, const float* table)
+  Learned(const EncoderShape& config, const float* table)
       : table_(table),
         d_model_(config.d_model),
         max_positions_(config.position_encoding.max_positions),
@@ -44,7 +44,7 @@ class Learned : public PositionEncoding {
   int64_t padding_idx_;
 };
 
-void validate_learned(const EncoderConfig& config, const FieldNames& names) {
+void validate_learned(const EncoderShape& config, const FieldNames& names) {
   const PositionEncodingConfig& pe = config.position_encoding;
   if (pe.max_positions < 1) throw InvalidField(names.parameter("max_positions"), "must be >= 1");
   if (pe.padding_idx < -1) throw InvalidField(names.parameter("padding_idx"), "must be >= -1");
@@ -57,13 +57,40 @@ void validate_learned(const EncoderConfig& config, const FieldNames& names) {
 
 }  // namespace
 
-const PositionEncodingType& learned_position_encoding() {
-  static const PositionEncodingType type{
-      PositionEncodingKind::kLearned, "learned", validate_learned,
-      [](const EncoderConfig& config,
-         const EncoderWeights& weights) -> std::unique_ptr<PositionEncoding> {
-        return std::make_unique<Learned>(config, weights.position_embeddings);
-      }};
+PositionEncodingType learned_position_encoding() {
+  PositionEncodingType type;
+  type.name = "learned";
+  type.summary = "a trained row per position added to the token embeddings (BERT)";
+  type.add_parameter(integer_parameter("max_positions", 512, 1, ">= 1", "rows of the table",
+                                       "max_position_embeddings"),
+                     field_access<&PositionEncodingConfig::max_positions>());
+  type.add_parameter(integer_parameter("padding_idx", -1, -1, ">= -1, < max_positions - 1",
+                                       "RoBERTa style: positions count from padding_idx + 1 and "
+                                       "padding gets padding_idx; -1 numbers them 0, 1, 2, ...",
+                                       "pad_token_id"),
+                     field_access<&PositionEncodingConfig::padding_idx>());
+  type.adds_to_embeddings = true;
+  type.reads_position_table = true;
+  type.figure = {"#4e79a7", "triangle-up", "2 3"};
+  type.validate = validate_learned;
+  type.make = [](const EncoderShape& shape,
+                 const PositionEncodingWeights& weights) -> std::unique_ptr<PositionEncoding> {
+    return std::make_unique<Learned>(shape, weights.position_embeddings);
+  };
+  type.summarize = [](const EncoderShape& shape) -> SummaryFields {
+    const PositionEncodingConfig& pe = shape.position_encoding;
+    return {{"max_positions", pe.max_positions},
+            {"padding_idx", pe.padding_idx >= 0 ? SummaryValue(pe.padding_idx) : SummaryValue()}};
+  };
+  type.describe = [](const SummaryFields& fields) {
+    const SummaryValue& padding_idx = summary_field(fields, "padding_idx");
+    std::string text = summary_number(summary_field(fields, "max_positions")) + " positions";
+    text += std::holds_alternative<std::monostate>(padding_idx)
+                ? std::string(" counted from 0, no padding_idx")
+                : ", padding_idx " + summary_number(padding_idx) + ": positions start at " +
+                      std::to_string(std::get<int64_t>(padding_idx) + 1);
+    return text;
+  };
   return type;
 }
 

@@ -12,7 +12,7 @@ namespace {
 
 class Relative : public PositionEncoding {
  public:
-  Relative(const EncoderConfig& config, const float* table)
+  Relative(const EncoderShape& config, const float* table)
       : heads_(config.heads), params_(config.position_encoding.relative), table_(table) {
     if (!table) throw std::invalid_argument("missing weights: relative attention bias");
   }
@@ -38,7 +38,7 @@ class Relative : public PositionEncoding {
   std::vector<float> distance_bias_;  // [heads, 2 seq - 1]
 };
 
-void validate_relative(const EncoderConfig& config, const FieldNames& names) {
+void validate_relative(const EncoderShape& config, const FieldNames& names) {
   const RelativeParams& relative = config.position_encoding.relative;
   if (relative.num_buckets < 4) throw InvalidField(names.parameter("num_buckets"), "must be >= 4");
   if (relative.max_distance <= relative.num_buckets / 4) {
@@ -48,13 +48,36 @@ void validate_relative(const EncoderConfig& config, const FieldNames& names) {
 
 }  // namespace
 
-const PositionEncodingType& relative_position_encoding() {
-  static const PositionEncodingType type{
-      PositionEncodingKind::kRelative, "relative", validate_relative,
-      [](const EncoderConfig& config,
-         const EncoderWeights& weights) -> std::unique_ptr<PositionEncoding> {
-        return std::make_unique<Relative>(config, weights.relative_bias);
-      }};
+PositionEncodingType relative_position_encoding() {
+  PositionEncodingType type;
+  type.name = "relative";
+  type.summary =
+      "a learned bias per (bucket of j - i, head) on the attention scores (Raffel et al., T5)";
+  type.add_parameter(
+      integer_parameter("num_buckets", 32, 4, ">= 4",
+                        "buckets of j - i: half for each direction, exact up to "
+                        "a quarter, log-spaced past it",
+                        "relative_attention_num_buckets"),
+      field_access<&PositionEncodingConfig::relative, &RelativeParams::num_buckets>());
+  type.add_parameter(
+      integer_parameter("max_distance", 128, 1, "> num_buckets / 4",
+                        "the distance from which on every |j - i| shares the "
+                        "last bucket"),
+      field_access<&PositionEncodingConfig::relative, &RelativeParams::max_distance>());
+  type.relative = true;
+  type.biases_attention = true;
+  type.reads_relative_bias_table = true;
+  type.figure = {"#e15759", "plus", "1 3"};
+  type.validate = validate_relative;
+  type.make = [](const EncoderShape& shape,
+                 const PositionEncodingWeights& weights) -> std::unique_ptr<PositionEncoding> {
+    return std::make_unique<Relative>(shape, weights.relative_bias);
+  };
+  type.describe = [](const SummaryFields& fields) {
+    return summary_number(summary_field(fields, "num_buckets")) + " buckets, max_distance " +
+           summary_number(summary_field(fields, "max_distance")) +
+           ", one bias table shared by the layers";
+  };
   return type;
 }
 

@@ -11,7 +11,7 @@ namespace {
 
 class Rope : public PositionEncoding {
  public:
-  explicit Rope(const EncoderConfig& config)
+  explicit Rope(const EncoderShape& config)
       : table_(config.rotary_dim(), config.position_encoding.rope.theta),
         heads_(config.heads),
         head_dim_(config.head_dim()),
@@ -46,7 +46,7 @@ class Rope : public PositionEncoding {
   RopePairing pairing_;
 };
 
-void validate_rope(const EncoderConfig& config, const FieldNames& names) {
+void validate_rope(const EncoderShape& config, const FieldNames& names) {
   const RopeParams& rope = config.position_encoding.rope;
   if (!(rope.theta > 1.0)) throw InvalidField(names.parameter("theta"), "must be > 1");
   if (rope.rotary_dim < 0 || rope.rotary_dim % 2 != 0) {
@@ -70,12 +70,44 @@ void validate_rope(const EncoderConfig& config, const FieldNames& names) {
 
 }  // namespace
 
-const PositionEncodingType& rope_position_encoding() {
-  static const PositionEncodingType type{
-      PositionEncodingKind::kRope, "rope", validate_rope,
-      [](const EncoderConfig& config, const EncoderWeights&) -> std::unique_ptr<PositionEncoding> {
-        return std::make_unique<Rope>(config);
-      }};
+PositionEncodingType rope_position_encoding() {
+  PositionEncodingType type;
+  type.name = "rope";
+  type.summary = "q and k rotated by position-dependent angles inside attention (Su et al.)";
+  type.add_parameter(choice_parameter("pairing", {"half", "interleaved"},
+                                      "which dimensions rotate together: i with i + rotary_dim/2 "
+                                      "(half: GPT-NeoX, Hugging Face) or 2i with 2i + 1 "
+                                      "(interleaved: RoFormer)"),
+                     field_access<&PositionEncodingConfig::rope, &RopeParams::pairing>());
+  type.add_parameter(
+      number_parameter("theta", 10000.0, "> 1",
+                       "the base of the rotation frequencies theta^(-2i / rotary_dim)"),
+      field_access<&PositionEncodingConfig::rope, &RopeParams::theta>());
+  type.add_parameter(integer_parameter("rotary_dim", 0, 0, "even, <= head_dim",
+                                       "dimensions of each head that rotate; 0: the whole head"),
+                     field_access<&PositionEncodingConfig::rope, &RopeParams::rotary_dim>());
+  type.relative = true;
+  type.rotates_queries_keys = true;
+  type.figure = {"#f28e2b", "diamond", "9 3 2 3"};
+  type.validate = validate_rope;
+  type.make = [](const EncoderShape& shape,
+                 const PositionEncodingWeights&) -> std::unique_ptr<PositionEncoding> {
+    return std::make_unique<Rope>(shape);
+  };
+  // The rotary dimension that runs (0 resolved to the head), and the head it is part of.
+  type.summarize = [](const EncoderShape& shape) -> SummaryFields {
+    const RopeParams& rope = shape.position_encoding.rope;
+    return {{"pairing", std::string(rope_pairing_name(rope.pairing))},
+            {"theta", rope.theta},
+            {"rotary_dim", shape.rotary_dim()},
+            {"head_dim", shape.head_dim()}};
+  };
+  type.describe = [](const SummaryFields& fields) {
+    return "pairing " + summary_number(summary_field(fields, "pairing")) + ", theta " +
+           summary_number(summary_field(fields, "theta")) + ", rotary_dim " +
+           summary_number(summary_field(fields, "rotary_dim")) + " of head_dim " +
+           summary_number(summary_field(fields, "head_dim"));
+  };
   return type;
 }
 

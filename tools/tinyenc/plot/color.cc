@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "engine/pe/kind_description.h"
+
 namespace tinyenc::plot {
 namespace {
 
@@ -77,14 +79,8 @@ std::string diverging_color(double value) {
 std::string series_color(size_t index) { return hex(kSeries[index % kSeries.size()]); }
 
 std::string position_encoding_color(std::string_view kind) {
-  // none is grey on purpose: the baseline that sees no order at all.
-  if (kind == "none") return "#9e9e9e";
-  if (kind == "sinusoidal") return hex(kSeries[6]);
-  if (kind == "learned") return hex(kSeries[0]);
-  if (kind == "rope") return hex(kSeries[1]);
-  if (kind == "alibi") return hex(kSeries[4]);
-  if (kind == "relative") return hex(kSeries[2]);
-  return "#bbbbbb";
+  const PositionEncodingDescription* description = find_position_encoding_description(kind);
+  return description ? description->figure.color : "#bbbbbb";
 }
 
 }  // namespace tinyenc::plot

@@ -18,8 +18,8 @@ std::string diverging_color(double value);
 // The i-th of ten distinct colours for series and bars (repeats after ten).
 std::string series_color(size_t index);
 
-// A fixed colour per position-encoding kind, so the same kind looks the same in every picture;
-// unknown names get a neutral grey.
+// A fixed colour per position-encoding kind (its description's figure style), so the same kind
+// looks the same in every picture; unknown names get a neutral grey.
 std::string position_encoding_color(std::string_view kind);
 
 }  // namespace tinyenc::plot

@@ -4,6 +4,10 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <string_view>
+#include <utility>
+
+#include "engine/pe/kind_description.h"
 
 namespace tinyenc::plot {
 namespace {
@@ -35,13 +39,21 @@ SeriesStyle series_style(size_t index) {
 }
 
 SeriesStyle position_encoding_style(std::string_view name) {
-  const std::string_view kind = name.substr(0, name.find(' '));
-  static constexpr std::string_view kKinds[] = {"none", "sinusoidal", "learned",
-                                                "rope", "alibi",      "relative"};
-  for (size_t i = 0; i < std::size(kKinds); ++i) {
-    if (kind == kKinds[i]) return series_style(i);
+  const PositionEncodingDescription* kind =
+      find_position_encoding_description(name.substr(0, name.find(' ')));
+  if (!kind) return {MarkerShape::kCircle, "3 3"};
+  static constexpr std::pair<std::string_view, MarkerShape> kMarkers[] = {
+      {"circle", MarkerShape::kCircle},
+      {"square", MarkerShape::kSquare},
+      {"diamond", MarkerShape::kDiamond},
+      {"triangle-up", MarkerShape::kTriangleUp},
+      {"triangle-down", MarkerShape::kTriangleDown},
+      {"plus", MarkerShape::kPlus}};
+  MarkerShape marker = MarkerShape::kCircle;
+  for (const auto& [marker_name, shape] : kMarkers) {
+    if (marker_name == kind->figure.marker) marker = shape;
   }
-  return {MarkerShape::kCircle, "3 3"};
+  return {marker, kind->figure.dash};
 }
 
 LegendEntry legend_entry(const Series& series) {

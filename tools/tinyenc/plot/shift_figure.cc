@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "engine/pe/kind_description.h"
 #include "tools/tinyenc/plot/axis.h"
 #include "tools/tinyenc/plot/color.h"
 #include "tools/tinyenc/plot/line_chart.h"
@@ -22,7 +23,8 @@ constexpr double kSample = 22;     // a label's stretch of its line, left of its
 constexpr double kLabelLine = 15;  // vertical distance between two labels
 
 bool relative_kind(const std::string& kind) {
-  return kind == "rope" || kind == "alibi" || kind == "relative";
+  const PositionEncodingDescription* description = find_position_encoding_description(kind);
+  return description && description->relative;
 }
 
 std::string short_number(double value) {
