@@ -11,31 +11,19 @@
 //    later), 1024 4730/4430, 2048 4870/5630, 8192 2580/2440. Padding waste of the padded engine:
 //    0.3 %, 0.8 %, 2.2 %, 5.2 %, 11.5 %, 46 % (fixed batches of 32 unsorted: 81 %).
 // 1024 is the largest budget before the loss, and leaves a thread or two each hundreds of rows.
-#include "tools/tinyenc/corpus.h"
-
-#include <fcntl.h>
-#include <unistd.h>
+#include "models/corpus_runner.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cmath>
-#include <cstring>
 #include <numeric>
 #include <stdexcept>
 
+#include "engine/encoder.h"
 #include "models/normalize_embedding.h"
 #include "tokenizer/tokenizer_file.h"
-#include "tools/tinyenc/command.h"
-#include "tools/tinyenc/line_reader.h"
-#include "tools/tinyenc/progress.h"
 
-namespace tinyenc::cli {
+namespace tinyenc {
 namespace {
 
-// An interactive input's buffered texts run when it has been silent this long, or when the first
-// of them has waited kMaxWait.
-constexpr int kPauseMs = 20;
-constexpr auto kMaxWait = std::chrono::milliseconds(200);
 // Fixed batches of this many texts are what `bench --corpus` compares the sorted batches with.
 constexpr int64_t kUnsortedBatch = 32;
 
@@ -45,9 +33,9 @@ int64_t template_specials(const Pipeline& pipeline) {
   return static_cast<int64_t>(pipeline.tokenizer().encode("").size());
 }
 
-// A text's windows (see corpus.h): its own tokens cut into runs of at most `capacity` tokens,
-// consecutive runs sharing `overlap`, each between the template's specials again. `weights`
-// receives each window's count of the text's tokens.
+// A text's windows (see corpus_runner.h): its own tokens cut into runs of at most `capacity`
+// tokens, consecutive runs sharing `overlap`, each between the template's specials again.
+// `weights` receives each window's count of the text's tokens.
 std::vector<Encoding> split_into_windows(const Encoding& encoding, int64_t capacity,
                                          int64_t overlap, std::vector<int64_t>& weights) {
   std::vector<size_t> content;
@@ -90,90 +78,100 @@ void weighted_mean(const std::vector<TextOutput>& outputs, size_t first,
   for (size_t i = 0; i < size; ++i) result[i] = static_cast<float>(sum[i] / total);
 }
 
-// A chunked text's outputs from its windows' (corpus.h says what each field becomes).
+// A chunked text's outputs from its windows' (corpus_runner.h says what each field becomes).
+// `unit_windows`: the model normalizes its embeddings, so each window's is a unit vector.
 TextOutput combine_windows(std::vector<TextOutput>& outputs, size_t first,
-                           const std::vector<int64_t>& weights, Encoding whole,
-                           bool normalized_embeddings) {
+                           const std::vector<int64_t>& weights, Encoding whole, bool unit_windows) {
   TextOutput out;
   out.encoding = std::move(whole);
   if (!outputs[first].embedding.empty()) {
+    if (unit_windows) {
+      for (size_t k = 0; k < weights.size(); ++k) normalize_embedding(outputs[first + k].embedding);
+    }
     weighted_mean(outputs, first, weights, &TextOutput::embedding, out.embedding);
-    if (normalized_embeddings) normalize_embedding(out.embedding);
   }
   if (!outputs[first].logits.empty()) {
     weighted_mean(outputs, first, weights, &TextOutput::logits, out.logits);
-    // The softmax as the engine computes it (engine/encoder.cc), in double past the top logit.
-    const float top = *std::max_element(out.logits.begin(), out.logits.end());
-    double sum = 0.0;
-    for (float logit : out.logits) sum += std::exp(static_cast<double>(logit - top));
-    for (float logit : out.logits) {
-      out.probabilities.push_back(
-          static_cast<float>(std::exp(static_cast<double>(logit - top)) / sum));
-    }
+    out.probabilities.resize(out.logits.size());
+    label_probabilities(out.logits.data(), static_cast<int64_t>(out.logits.size()),
+                        out.probabilities.data());
     out.label = std::max_element(out.logits.begin(), out.logits.end()) - out.logits.begin();
   }
   return out;
 }
 
-uint64_t file_bytes_or_throw(int fd, const std::string& path, std::vector<char>& buffer,
-                             const std::function<bool(const char*, size_t, uint64_t)>& chunk) {
-  uint64_t offset = 0;
-  for (;;) {
-    const ssize_t count = ::read(fd, buffer.data(), buffer.size());
-    if (count < 0 && errno == EINTR) continue;
-    if (count < 0) {
-      throw std::invalid_argument(path + ": cannot read: " + std::strerror(errno));
-    }
-    if (count == 0) return offset;
-    if (!chunk(buffer.data(), static_cast<size_t>(count), offset)) {
-      return offset + static_cast<uint64_t>(count);
-    }
-    offset += static_cast<uint64_t>(count);
+// Sets the pipeline's truncate option for as long as it lives: a runner's long-text rule holds
+// for its own texts, whatever other runners on the same pipeline do.
+class TruncateScope {
+ public:
+  TruncateScope(Pipeline& pipeline, bool truncate)
+      : pipeline_(pipeline), before_(pipeline.truncates()) {
+    pipeline_.set_truncate(truncate);
   }
-}
+  ~TruncateScope() { pipeline_.set_truncate(before_); }
+  TruncateScope(const TruncateScope&) = delete;
+  TruncateScope& operator=(const TruncateScope&) = delete;
+
+ private:
+  Pipeline& pipeline_;
+  bool before_;
+};
 
 }  // namespace
 
-LongTexts parse_long_texts(const std::string& name) {
+LongTexts parse_long_texts(const std::string& name, const std::string& option) {
   if (name == "error") return LongTexts::kError;
   if (name == "truncate") return LongTexts::kTruncate;
   if (name == "chunk") return LongTexts::kChunk;
-  throw UsageError("--long: expected error, truncate or chunk, got " + in_quotes(name));
+  throw std::invalid_argument(option + ": expected error, truncate or chunk, got " +
+                              in_quotes(name));
 }
 
 CorpusRunner::CorpusRunner(Pipeline& pipeline, const CorpusOptions& options, bool per_token,
-                           RecordSink record_sink, WindowDone window_done, Progress* progress)
+                           RecordSink record_sink, WindowDone window_done, ProgressSink progress)
     : pipeline_(pipeline),
       options_(options),
       record_sink_(std::move(record_sink)),
       window_done_(std::move(window_done)),
-      progress_(progress) {
+      progress_(std::move(progress)) {
+  const CorpusOptionNames& names = options_.names;
+  if (options_.window < 1 || options_.max_batch_texts < 1 || options_.max_batch_tokens < 1) {
+    throw std::invalid_argument(
+        "window, max_batch_texts and max_batch_tokens: expected 1 or more, got " +
+        std::to_string(options_.window) + ", " + std::to_string(options_.max_batch_texts) +
+        " and " + std::to_string(options_.max_batch_tokens));
+  }
   if (options_.long_texts != LongTexts::kChunk) {
-    if (options_.overlap != 0) throw UsageError("--overlap: only --long chunk has windows");
+    if (options_.overlap != 0) {
+      throw std::invalid_argument(names.overlap + ": only " + names.long_texts +
+                                  " chunk has windows");
+    }
     return;
   }
   // A window's pooled vector and logits average meaningfully; a per-token output, a pair's two
   // texts and the rows of hidden states have no one way to join.
-  if (per_token)
-    throw UsageError(
-        "--long chunk: pooling none gives a vector per token; chunks "
-        "join pooled outputs only");
-  if (options_.keep_hidden)
-    throw UsageError(
-        "--long chunk: --hidden-states are per window; "
-        "chunks join pooled outputs only");
-  if (options_.pair)
-    throw UsageError(
-        "--long chunk: --pair texts are cut, not chunked "
-        "(use --long truncate)");
+  if (per_token || options_.keep_hidden || options_.pair) {
+    throw std::invalid_argument(names.long_texts +
+                                " chunk: chunks join pooled outputs only, not a vector per token, "
+                                "hidden states or the two texts of a pair");
+  }
+  if (pipeline_.position_offset() > 0) {
+    throw std::invalid_argument(names.position_offset + " and " + names.long_texts +
+                                " chunk: a chunk's positions would not be the text's; give one or "
+                                "the other");
+  }
+  if (options_.overlap < 0) {
+    throw std::invalid_argument(names.overlap + " " + std::to_string(options_.overlap) +
+                                ": expected 0 or more");
+  }
   const int64_t limit = pipeline_.model().config.max_sequence_length;
   if (limit > 0) {
     const int64_t capacity = limit - template_specials(pipeline_);
     if (options_.overlap >= capacity) {
-      throw UsageError("--overlap " + std::to_string(options_.overlap) +
-                       ": must be less than the " + std::to_string(capacity) +
-                       " tokens of text a window holds (" + std::to_string(limit) +
-                       " positions less the template's specials)");
+      throw std::invalid_argument(names.overlap + " " + std::to_string(options_.overlap) +
+                                  ": must be less than the " + std::to_string(capacity) +
+                                  " tokens of text a window holds (" + std::to_string(limit) +
+                                  " positions less the template's specials)");
     }
   }
 }
@@ -183,6 +181,7 @@ void CorpusRunner::add(std::string text) {
   const auto start = std::chrono::steady_clock::now();
   Encoding encoding;
   try {
+    const TruncateScope truncate(pipeline_, options_.long_texts == LongTexts::kTruncate);
     // Chunks keep every token; otherwise no more than the model takes is tokenized.
     encoding = options_.long_texts == LongTexts::kChunk
                    ? pipeline_.tokenize(text, options_.pair)
@@ -199,12 +198,12 @@ void CorpusRunner::add(std::string text) {
   }
   stats_.tokenize_seconds +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  stats_.bytes += text.size() + 1;
   enqueue(input, std::move(text), std::move(encoding));
 }
 
-void CorpusRunner::add_ids(std::string text, const std::vector<int32_t>& ids) {
+void CorpusRunner::add_encoding(std::string text, Encoding encoding) {
   const size_t input = next_input_++;
-  Encoding encoding = pipeline_.encode_ids(ids);
   stats_.tokens += static_cast<int64_t>(encoding.size());
   enqueue(input, std::move(text), std::move(encoding));
 }
@@ -222,6 +221,7 @@ void CorpusRunner::enqueue(size_t input, std::string text, Encoding encoding) {
       try {
         pipeline_.check(window, "text " + in_quotes(entry.text));
       } catch (const std::out_of_range& e) {
+        pieces_.resize(entry.first_piece);
         throw std::out_of_range("input " + std::to_string(input) + ": " + e.what());
       }
       pieces_.push_back(std::move(window));
@@ -240,7 +240,11 @@ void CorpusRunner::enqueue(size_t input, std::string text, Encoding encoding) {
     count_unsorted(tokens);
   }
   entries_.push_back(std::move(entry));
-  if (entries_.size() >= static_cast<size_t>(options_.window)) flush();
+  if (entries_.size() >= static_cast<size_t>(options_.window)) {
+    flush();
+  } else {
+    report_progress(stats_.texts, bytes_done_);
+  }
 }
 
 void CorpusRunner::count_unsorted(int64_t tokens) {
@@ -256,28 +260,31 @@ CorpusStats CorpusRunner::stats() const {
   return stats;
 }
 
-void CorpusRunner::read(LineReader& reader, bool interactive, size_t max_lines) {
-  std::string line;
-  for (size_t lines = 0; lines < max_lines;) {
-    const auto status = reader.next(line, interactive && !entries_.empty() ? kPauseMs : -1);
-    if (status == LineReader::Status::kEnd) return;
-    if (status == LineReader::Status::kPause) {
-      flush();
-      continue;
-    }
-    ++lines;
-    stats_.bytes += line.size() + 1;
-    add(std::move(line));
-    if (interactive && !entries_.empty() &&
-        std::chrono::steady_clock::now() - first_arrival_ >= kMaxWait) {
-      flush();
-    }
-    if (progress_) progress_->update(stats_.texts, tokens_done_, bytes_done_);
-  }
+void CorpusRunner::report_progress(uint64_t texts, uint64_t bytes) const {
+  if (progress_) progress_(texts, tokens_done_, bytes);
 }
 
 void CorpusRunner::flush() {
   if (entries_.empty()) return;
+  try {
+    run_window();
+  } catch (...) {
+    discard_window();
+    throw;
+  }
+  discard_window();
+  if (window_done_) window_done_();
+  bytes_done_ = stats_.bytes;
+  report_progress(stats_.texts, bytes_done_);
+}
+
+void CorpusRunner::discard_window() {
+  entries_.clear();
+  pieces_.clear();
+  piece_entry_.clear();
+}
+
+void CorpusRunner::run_window() {
   // Shortest first; equal lengths keep their input order, so a run is reproducible.
   std::vector<size_t> order(pieces_.size());
   std::iota(order.begin(), order.end(), size_t{0});
@@ -306,6 +313,7 @@ void CorpusRunner::flush() {
     try {
       results = pipeline_.run(batch, options_.keep_hidden, forward_options);
     } catch (const NonFiniteOutputError& e) {
+      // The weights overflow float32 on this input: the folder's problem, not tinyenc's.
       const size_t piece = order[begin + static_cast<size_t>(e.sequence)];
       const size_t input = entries_[piece_entry_[piece]].input;
       throw std::invalid_argument(pipeline_.dir().string() + ": input " + std::to_string(input) +
@@ -316,12 +324,10 @@ void CorpusRunner::flush() {
     for (size_t i = begin; i < end; ++i) outputs[order[i]] = std::move(results[i - begin]);
     pieces_done += end - begin;
     begin = end;
-    if (progress_) {
-      progress_->update(stats_.texts + entries_.size() * pieces_done / pieces_.size(), tokens_done_,
-                        bytes_done_ + window_bytes * pieces_done / pieces_.size());
-    }
+    report_progress(stats_.texts + entries_.size() * pieces_done / pieces_.size(),
+                    bytes_done_ + window_bytes * pieces_done / pieces_.size());
   }
-  const bool normalized = pipeline_.model().config.normalize_embeddings;
+  const bool model_normalizes = pipeline_.model().config.normalize_embeddings;
   for (Entry& entry : entries_) {
     CorpusRecord record;
     record.input = entry.input;
@@ -331,90 +337,12 @@ void CorpusRunner::flush() {
       record.output = std::move(outputs[entry.first_piece]);
     } else {
       record.output = combine_windows(outputs, entry.first_piece, entry.weights,
-                                      std::move(entry.encoding), normalized);
+                                      std::move(entry.encoding), model_normalizes);
     }
+    if (model_normalizes || options_.normalize) normalize_embedding(record.output.embedding);
     record_sink_(record);
     ++stats_.texts;
   }
-  entries_.clear();
-  pieces_.clear();
-  piece_entry_.clear();
-  if (window_done_) window_done_();
-  bytes_done_ = stats_.bytes;
-  if (progress_) progress_->update(stats_.texts, tokens_done_, bytes_done_);
 }
 
-Shard parse_shard(const std::string& text) {
-  const auto fail = [&] {
-    return UsageError("--shard: expected I/N, shard I of N counted from 0 (0 <= I < N), got " +
-                      in_quotes(text));
-  };
-  const size_t slash = text.find('/');
-  if (slash == std::string::npos) throw fail();
-  const auto number = [&](const std::string& digits) {
-    if (digits.empty() || digits.size() > 9 ||
-        !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-      throw fail();
-    }
-    return std::stoll(digits);
-  };
-  Shard shard;
-  shard.index = number(text.substr(0, slash));
-  shard.count = number(text.substr(slash + 1));
-  if (shard.count < 1 || shard.index >= shard.count) throw fail();
-  return shard;
-}
-
-LineRange shard_lines(const std::string& path, const Shard& shard, int window) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    throw std::invalid_argument(path + ": cannot open the input file: " + std::strerror(errno));
-  }
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  std::vector<char> buffer(size_t{1} << 20);
-  // First pass: the lines, a last one without "\n" included.
-  uint64_t newlines = 0;
-  char last = '\n';
-  const uint64_t size =
-      file_bytes_or_throw(fd, path, buffer, [&](const char* data, size_t count, uint64_t) {
-        newlines += static_cast<uint64_t>(std::count(data, data + count, '\n'));
-        last = data[count - 1];
-        return true;
-      });
-  const uint64_t lines = newlines + (last != '\n' ? 1 : 0);
-  const uint64_t per_window = static_cast<uint64_t>(window);
-  const uint64_t windows = (lines + per_window - 1) / per_window;
-  const auto boundary = [&](uint64_t index) {  // floor(index * windows / count), no overflow
-    const uint64_t count = static_cast<uint64_t>(shard.count);
-    return index * (windows / count) + index * (windows % count) / count;
-  };
-  LineRange range;
-  range.first_line = std::min(lines, per_window * boundary(static_cast<uint64_t>(shard.index)));
-  range.end_line = std::min(lines, per_window * boundary(static_cast<uint64_t>(shard.index) + 1));
-  range.end_byte = size;
-  // Second pass: where line first_line begins and line end_line begins (after so many "\n").
-  if (::lseek(fd, 0, SEEK_SET) != 0) {
-    throw std::invalid_argument(path + ": cannot read twice (--shard needs a regular file)");
-  }
-  uint64_t seen = 0;
-  bool found_end = range.end_line >= lines;
-  file_bytes_or_throw(fd, path, buffer, [&](const char* data, size_t count, uint64_t offset) {
-    for (size_t i = 0; i < count; ++i) {
-      if (data[i] != '\n') continue;
-      ++seen;
-      if (seen == range.first_line) range.first_byte = offset + i + 1;
-      if (seen == range.end_line && !found_end) {
-        range.end_byte = offset + i + 1;
-        found_end = true;
-        return false;
-      }
-    }
-    return true;
-  });
-  return range;
-}
-
-}  // namespace tinyenc::cli
+}  // namespace tinyenc
