@@ -144,6 +144,7 @@ class Model {
   // Throws Error kBadInput for options that do not go together (an unknown long_texts, an
   // overlap without "chunk" or as long as a window, pooling none).
   Stream stream(const EmbedOptions& options, Stream::Sink sink);
+
   // The encoder on token ids as they are (no tokenizer, no special tokens added).
   std::vector<Output> forward(const std::vector<std::vector<int32_t>>& ids);
 
