@@ -355,14 +355,17 @@ void Encoder::pool_and_classify(EncoderOutput& output) {
   (*classifier_)(output.pooled.data(), batch, output.logits.data());
   output.probabilities.resize(output.logits.size());
   for (int64_t b = 0; b < batch; ++b) {
-    const float* logits = output.logits.data() + b * labels;
-    float* probabilities = output.probabilities.data() + b * labels;
-    const float top = *std::max_element(logits, logits + labels);
-    double sum = 0.0;
-    for (int64_t i = 0; i < labels; ++i) sum += std::exp(static_cast<double>(logits[i] - top));
-    for (int64_t i = 0; i < labels; ++i) {
-      probabilities[i] = static_cast<float>(std::exp(static_cast<double>(logits[i] - top)) / sum);
-    }
+    label_probabilities(output.logits.data() + b * labels, labels,
+                        output.probabilities.data() + b * labels);
+  }
+}
+
+void label_probabilities(const float* logits, int64_t labels, float* probabilities) {
+  const float top = *std::max_element(logits, logits + labels);
+  double sum = 0.0;
+  for (int64_t i = 0; i < labels; ++i) sum += std::exp(static_cast<double>(logits[i] - top));
+  for (int64_t i = 0; i < labels; ++i) {
+    probabilities[i] = static_cast<float>(std::exp(static_cast<double>(logits[i] - top)) / sum);
   }
 }
 

@@ -71,6 +71,11 @@ struct EncoderOutput {
   std::vector<std::vector<float>> attention;     // layers entries of [B, H, T, T]
 };
 
+// softmax(logits) over `labels` classes, computed in double past the top logit, into
+// `probabilities`: EncoderOutput::probabilities per sequence, and the probabilities of any logits
+// joined later (a chunked text's weighted mean).
+void label_probabilities(const float* logits, int64_t labels, float* probabilities);
+
 // forward() found NaN or Inf among the outputs of a sequence's tokens: the weights overflow
 // float32 on this input. An error, never an answer: NaN compares false with everything, so an
 // argmax or a distance computed from it would quietly say something false.

@@ -10,7 +10,6 @@
 
 #include "engine/io/quoted.h"
 #include "models/forward_memory.h"
-#include "models/normalize_embedding.h"
 #include "tokenizer/load_tokenizer.h"
 
 namespace tinyenc {
@@ -265,7 +264,6 @@ std::vector<TextOutput> Pipeline::split(const std::vector<Encoding>& batch,
     result.encoding = batch[input];
     if (!output.pooled.empty()) {
       result.embedding.assign(output.pooled.begin() + b * d, output.pooled.begin() + (b + 1) * d);
-      if (model_.config.normalize_embeddings) normalize_embedding(result.embedding);
     }
     if (labels > 0 && !output.logits.empty()) {  // pooling none leaves the head out
       result.logits.assign(output.logits.begin() + b * labels,

@@ -47,9 +47,12 @@ struct PipelineOptions {
 struct TextOutput {
   Encoding encoding;
   std::vector<float> logits, probabilities;  // empty without a classification head
-  std::vector<float> embedding;              // pooled, [d_model]; empty with pooling none
-  std::vector<float> hidden;                 // [tokens, d_model], when asked for
-  int64_t label = -1;                        // argmax of the logits
+  // Pooled, [d_model]; empty with pooling none. As the encoder pools it: the L2 normalization a
+  // model may ask for (LoadedModel::config.normalize_embeddings) is the corpus runner's
+  // (models/corpus_runner.h).
+  std::vector<float> embedding;
+  std::vector<float> hidden;  // [tokens, d_model], when asked for
+  int64_t label = -1;         // argmax of the logits
 };
 
 class Pipeline {
@@ -94,6 +97,10 @@ class Pipeline {
   // kMaxPositionOffset].
   void set_position_offset(int64_t position_offset);
   int64_t position_offset() const { return options_.position_offset; }
+  // Whether check() and tokenize_to_keep() cut texts that are too long
+  // (PipelineOptions::truncate), from now on.
+  void set_truncate(bool truncate) { options_.truncate = truncate; }
+  bool truncates() const { return options_.truncate; }
 
  private:
   // The output's sequence b as the TextOutput of batch[order[b]] (of batch[b] when order is

@@ -1,8 +1,9 @@
-// <tinyenc/tinyenc.h> on top of the pipeline: the standard exceptions of the loaders and the
-// engine become tinyenc::Error, bad input told apart from tinyenc's own failures.
+// <tinyenc/tinyenc.h> on top of the pipeline and the corpus runner (every text goes the way
+// `tinyenc run` takes it): the standard exceptions of the loaders and the engine become
+// tinyenc::Error, bad input told apart from tinyenc's own failures.
 #include <tinyenc/tinyenc.h>
 #include <algorithm>
-#include <cmath>
+#include <exception>
 #include <filesystem>
 #include <new>
 #include <optional>
@@ -10,7 +11,7 @@
 #include <utility>
 
 #include "engine/threads.h"
-#include "models/normalize_embedding.h"
+#include "models/corpus_runner.h"
 #include "models/pipeline.h"
 #include "models/public_model_impl.h"
 
@@ -39,6 +40,46 @@ Error::Error(Kind kind, const std::string& message) : std::runtime_error(message
 
 Error bad_input(const std::string& message) { return Error(Error::Kind::kBadInput, message); }
 
+namespace {
+
+// Thrown through the runner when a Stream's sink throws, so that guarded() leaves the caller's
+// own exception alone (it derives from nothing guarded() catches).
+struct SinkThrew {};
+
+}  // namespace
+
+struct Model::Stream::Impl {
+  Impl(Model::Impl& model, const CorpusOptions& options, Sink sink)
+      : model(model),
+        sink(std::move(sink)),
+        runner(model.pipeline, options, false, [this](CorpusRecord& record) { give(record); }) {}
+
+  void give(CorpusRecord& record) {
+    Result result = model.result_of(record);
+    try {
+      sink(result);
+    } catch (...) {
+      sink_error = std::current_exception();
+      throw SinkThrew{};
+    }
+  }
+
+  // `work` guarded, the sink's own exception rethrown as it was.
+  template <typename Work>
+  void call(Work&& work) {
+    try {
+      guarded(work);
+    } catch (const SinkThrew&) {
+      std::rethrow_exception(std::exchange(sink_error, nullptr));
+    }
+  }
+
+  Model::Impl& model;
+  Sink sink;
+  std::exception_ptr sink_error;
+  CorpusRunner runner;
+};
+
 Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Model::Model(Model&&) noexcept = default;
 Model& Model::operator=(Model&&) noexcept = default;
@@ -51,7 +92,11 @@ Model Model::load(const std::string& folder, const Options& options) {
     pipeline_options.pooling = parse_pooling(options.pooling);
     pipeline_options.truncate = options.truncate;
     pipeline_options.dtype = options.dtype;
-    pipeline_options.truncate_hint = "set Options::truncate to cut it";
+    // A chunk's positions would not be the text's: no chunks with a position offset.
+    pipeline_options.truncate_hint =
+        options.position_offset > 0
+            ? "set Options::truncate to cut it"
+            : "set Options::truncate to cut it or EmbedOptions::long_texts \"chunk\" to split it";
     pipeline_options.position_offset = options.position_offset;
     auto impl = std::make_unique<Impl>(folder, pipeline_options, options);
     set_threads(options.threads);
@@ -60,51 +105,90 @@ Model Model::load(const std::string& folder, const Options& options) {
 }
 
 std::vector<std::vector<float>> Model::embed(const std::vector<std::string>& texts) {
+  return embed(texts, EmbedOptions());
+}
+
+std::vector<Classification> Model::classify(const std::vector<std::string>& texts) {
+  return classify(texts, EmbedOptions());
+}
+
+std::vector<std::vector<float>> Model::embed(const std::vector<std::string>& texts,
+                                             const EmbedOptions& options) {
   return guarded([&] {
-    if (impl_->pipeline.encoder().config().pooling == Pooling::kNone) {
-      throw bad_input(impl_->pipeline.dir().string() +
-                      ": pooling none gives no embedding (choose cls, mean or pooler)");
-    }
+    impl_->require_pooled("gives no embedding (choose cls, mean or pooler)");
     std::vector<std::vector<float>> embeddings;
-    for (TextOutput& output : impl_->run_texts(texts)) {
-      embeddings.push_back(std::move(output.embedding));
+    for (Result& result : impl_->run(texts, options)) {
+      embeddings.push_back(std::move(result.embedding));
     }
     return embeddings;
   });
 }
 
-std::vector<Classification> Model::classify(const std::vector<std::string>& texts) {
+std::vector<Classification> Model::classify(const std::vector<std::string>& texts,
+                                            const EmbedOptions& options) {
   return guarded([&] {
     if (impl_->pipeline.model().config.encoder.num_labels == 0) {
       throw bad_input(impl_->pipeline.dir().string() + ": no classification head to classify with");
     }
-    if (impl_->pipeline.encoder().config().pooling == Pooling::kNone) {
-      throw bad_input(impl_->pipeline.dir().string() +
-                      ": pooling none leaves the classification head out");
-    }
+    impl_->require_pooled("leaves the classification head out");
     std::vector<Classification> classifications;
-    for (TextOutput& output : impl_->run_texts(texts)) {
-      classifications.push_back({impl_->pipeline.label_name(output.label), output.label,
-                                 std::move(output.probabilities)});
+    for (Result& result : impl_->run(texts, options)) {
+      classifications.push_back(
+          {std::move(result.label), result.label_id, std::move(result.probabilities)});
     }
     return classifications;
   });
 }
 
+std::vector<Model::Result> Model::run(const std::vector<std::string>& texts,
+                                      const EmbedOptions& options) {
+  return guarded([&] {
+    impl_->require_pooled("gives no embedding (choose cls, mean or pooler)");
+    return impl_->run(texts, options);
+  });
+}
+
+Model::Stream Model::stream(const EmbedOptions& options, Stream::Sink sink) {
+  return guarded([&] {
+    impl_->require_pooled("gives no embedding (choose cls, mean or pooler)");
+    return Stream(
+        std::make_unique<Stream::Impl>(*impl_, impl_->corpus_options(options), std::move(sink)));
+  });
+}
+
+Model::Stream::Stream(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Model::Stream::Stream(Stream&&) noexcept = default;
+Model::Stream& Model::Stream::operator=(Stream&&) noexcept = default;
+Model::Stream::~Stream() = default;
+
+void Model::Stream::add(const std::string& text) {
+  impl_->call([&] { impl_->runner.add(text); });
+}
+
+void Model::Stream::flush() {
+  impl_->call([&] { impl_->runner.flush(); });
+}
+
 std::vector<Output> Model::forward(const std::vector<std::vector<int32_t>>& ids) {
   return guarded([&] {
-    std::vector<Encoding> encodings;
-    for (const std::vector<int32_t>& sequence : ids) {
-      Encoding encoding;
-      for (int32_t id : sequence) encoding.append("", id, 0, TokenSource::kFirst, {});
-      impl_->pipeline.check(encoding, "ids " + std::to_string(encodings.size() + 1));
-      encodings.push_back(std::move(encoding));
-    }
+    // Raw ids run as texts do (sorted and packed in windows), their hidden states kept.
+    CorpusOptions corpus;
+    corpus.normalize = impl_->options.normalize;
+    corpus.keep_hidden = true;
     std::vector<Output> outputs;
-    for (TextOutput& output : impl_->run(std::move(encodings), true)) {
+    outputs.reserve(ids.size());
+    CorpusRunner runner(impl_->pipeline, corpus, false, [&](CorpusRecord& record) {
+      TextOutput& output = record.output;
       outputs.push_back(
           {std::move(output.embedding), std::move(output.logits), std::move(output.hidden)});
+    });
+    for (size_t i = 0; i < ids.size(); ++i) {
+      Encoding encoding;
+      for (int32_t id : ids[i]) encoding.append("", id, 0, TokenSource::kFirst, {});
+      impl_->pipeline.check(encoding, "ids " + std::to_string(i + 1));
+      runner.add_encoding("", std::move(encoding));
     }
+    runner.flush();
     return outputs;
   });
 }

@@ -1,6 +1,6 @@
 // What every part of the public library (<tinyenc/...>) shares behind tinyenc::Model: the
-// pipeline it holds, and the one way the library's errors become tinyenc::Error. Private: only
-// models/public_*.cc include it.
+// pipeline it holds, the corpus runner every text goes through, and the one way the library's
+// errors become tinyenc::Error. Private: only models/public_*.cc include it.
 #pragma once
 
 #include <tinyenc/tinyenc.h>
@@ -14,14 +14,10 @@
 #include <utility>
 #include <vector>
 
-#include "models/normalize_embedding.h"
+#include "models/corpus_runner.h"
 #include "models/pipeline.h"
 
 namespace tinyenc {
-
-// Texts per forward pass: a padded batch grows with its longest text, so a long list goes in
-// slices rather than as one batch that might not fit in memory.
-constexpr size_t kBatch = 32;
 
 // Runs `work`, turning what it throws into Error. The CLI sorts the same exceptions the same
 // way into its exit codes (2: bad input, 1: failure).
@@ -50,34 +46,50 @@ struct Model::Impl {
   Impl(const std::string& folder, const PipelineOptions& pipeline_options, const Options& options)
       : options(options), pipeline(folder, pipeline_options) {}
 
-  // The encodings in slices of kBatch, one TextOutput each, in order.
-  std::vector<TextOutput> run(std::vector<Encoding> encodings, bool keep_hidden) {
-    std::vector<TextOutput> outputs;
-    for (size_t begin = 0; begin < encodings.size(); begin += kBatch) {
-      const size_t end = std::min(encodings.size(), begin + kBatch);
-      std::vector<Encoding> batch(std::make_move_iterator(encodings.begin() + begin),
-                                  std::make_move_iterator(encodings.begin() + end));
-      std::vector<TextOutput> done;
-      try {
-        done = pipeline.run(batch, keep_hidden);
-      } catch (const NonFiniteOutputError& e) {
-        // The weights overflow float32 on this input: the folder's problem, not tinyenc's.
-        throw bad_input(pipeline.dir().string() + ": input " +
-                        std::to_string(begin + static_cast<size_t>(e.sequence) + 1) + ": " +
-                        e.what());
-      }
-      for (TextOutput& output : done) {
-        if (options.normalize) normalize_embedding(output.embedding);
-        outputs.push_back(std::move(output));
-      }
-    }
-    return outputs;
+  // The runner's options for `embed`: its numbers, Options::normalize, and the rule for long
+  // texts ("" is Options::truncate's).
+  CorpusOptions corpus_options(const EmbedOptions& embed) const {
+    CorpusOptions corpus;
+    corpus.window = embed.window;
+    corpus.max_batch_tokens = embed.max_batch_tokens;
+    corpus.max_batch_texts = embed.max_batch_texts;
+    corpus.normalize = options.normalize;
+    corpus.long_texts = embed.long_texts.empty()
+                            ? (options.truncate ? LongTexts::kTruncate : LongTexts::kError)
+                            : parse_long_texts(embed.long_texts, "long_texts");
+    corpus.overlap = embed.overlap;
+    return corpus;
   }
 
-  std::vector<TextOutput> run_texts(const std::vector<std::string>& texts) {
-    std::vector<Encoding> encodings;
-    for (const std::string& text : texts) encodings.push_back(pipeline.encode(text));
-    return run(std::move(encodings), false);
+  void require_pooled(const std::string& what) {
+    if (pipeline.encoder().config().pooling == Pooling::kNone) {
+      throw bad_input(pipeline.dir().string() + ": pooling none " + what);
+    }
+  }
+
+  Result result_of(CorpusRecord& record) const {
+    TextOutput& output = record.output;
+    Result result;
+    result.index = record.input - 1;
+    result.embedding = std::move(output.embedding);
+    result.logits = std::move(output.logits);
+    result.probabilities = std::move(output.probabilities);
+    result.label_id = output.label;
+    if (output.label >= 0) result.label = pipeline.label_name(output.label);
+    result.tokens = static_cast<int64_t>(output.encoding.size());
+    result.chunks = record.chunks;
+    return result;
+  }
+
+  // The texts through the corpus runner, every result in input order.
+  std::vector<Result> run(const std::vector<std::string>& texts, const EmbedOptions& embed) {
+    std::vector<Result> results;
+    results.reserve(texts.size());
+    CorpusRunner runner(pipeline, corpus_options(embed), false,
+                        [&](CorpusRecord& record) { results.push_back(result_of(record)); });
+    for (const std::string& text : texts) runner.add(text);
+    runner.flush();
+    return results;
   }
 
   Options options;

@@ -304,7 +304,7 @@ int bench_corpus(const BenchOptions& options) {
   const std::vector<std::string> dtypes = parse_dtype_list(options.dtype);
   if (dtypes.size() != 1) throw UsageError("--corpus: give one --dtype");
   check_range("--max-batch-tokens", options.max_batch_tokens, 1, int64_t{1} << 30);
-  const LongTexts long_texts = parse_long_texts(options.long_texts);
+  const LongTexts long_texts = parse_long_texts(options.long_texts, "--long");
   struct stat status;
   if (::stat(options.corpus.c_str(), &status) != 0 || !S_ISREG(status.st_mode)) {
     throw UsageError("--corpus: " + options.corpus + " is not a readable file of texts");
@@ -320,13 +320,18 @@ int bench_corpus(const BenchOptions& options) {
   corpus.max_batch_tokens = options.max_batch_tokens;
   corpus.long_texts = long_texts;
   corpus.keep_hidden = pipeline.model().config.encoder.pooling == Pooling::kNone;
+  corpus.names = command_line_names();
+  check_chunking(corpus, corpus.keep_hidden);
   OutputSink sink(options.output.path);
   Progress progress(progress_default(), static_cast<uint64_t>(status.st_size));
   CorpusRunner runner(
-      pipeline, corpus, corpus.keep_hidden, [](CorpusRecord&) {}, {}, &progress);
+      pipeline, corpus, corpus.keep_hidden, [](CorpusRecord&) {}, {},
+      [&](uint64_t texts, int64_t tokens, uint64_t bytes) {
+        progress.update(texts, tokens, bytes);
+      });
   const auto start = std::chrono::steady_clock::now();
   LineReader file(options.corpus);
-  runner.read(file, /*interactive=*/false);
+  add_lines(runner, file, /*interactive=*/false);
   runner.flush();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

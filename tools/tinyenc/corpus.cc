@@ -1,16 +1,3 @@
-// The default token budget (kDefaultMaxBatchTokens), measured on a mini BERT (d_model 256,
-// 4 layers, ffn 1024), f32, one thread, AMD EPYC (Zen 3, AVX2), on a machine busy with other
-// work (load 4-6 on 2 CPUs, so figures move by +-20% between runs):
-//  - fixed shapes, `tinyenc bench --config mini --threads 1 --seq 32 --batch-size
-//    1,4,8,16,32,64,128,256 --min-time 0.5`: tokens/s from the fastest run at 32, 1024, 2048,
-//    8192 tokens a batch: 9710, 6980, 6240, 6120 (p50: 7270, 6370, 5950, 5590). No gain past
-//    32 tokens for a model this small; a slow loss past 1024.
-//  - a corpus of 1000 lines (36,122 tokens; 84 % of 5-40 tokens, 15 % of 41-128, 0.7 % over 512,
-//    chunked), `tinyenc bench --corpus FILE -m MINI --long chunk --threads 1 --max-batch-tokens
-//    B`, tokens/s over two runs each: B=128 4650/6650, 256 4230/5250, 512 6610/6730 (and 4850/4700
-//    later), 1024 4730/4430, 2048 4870/5630, 8192 2580/2440. Padding waste of the padded engine:
-//    0.3 %, 0.8 %, 2.2 %, 5.2 %, 11.5 %, 46 % (fixed batches of 32 unsorted: 81 %).
-// 1024 is the largest budget before the loss, and leaves a thread or two each hundreds of rows.
 #include "tools/tinyenc/corpus.h"
 
 #include <fcntl.h>
@@ -18,16 +5,15 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cmath>
+#include <chrono>
 #include <cstring>
-#include <numeric>
+#include <functional>
 #include <stdexcept>
+#include <vector>
 
 #include "engine/io/quoted.h"
-#include "models/normalize_embedding.h"
 #include "tools/tinyenc/command.h"
 #include "tools/tinyenc/line_reader.h"
-#include "tools/tinyenc/progress.h"
 
 namespace tinyenc::cli {
 namespace {
@@ -36,84 +22,6 @@ namespace {
 // of them has waited kMaxWait.
 constexpr int kPauseMs = 20;
 constexpr auto kMaxWait = std::chrono::milliseconds(200);
-// Fixed batches of this many texts are what `bench --corpus` compares the sorted batches with.
-constexpr int64_t kUnsortedBatch = 32;
-
-// The special tokens the template puts around one text: [CLS] and [SEP], <s> and </s>.
-int64_t template_specials(const Pipeline& pipeline) {
-  if (!pipeline.has_tokenizer()) return 0;
-  return static_cast<int64_t>(pipeline.tokenizer().encode("").size());
-}
-
-// A text's windows (see corpus.h): its own tokens cut into runs of at most `capacity` tokens,
-// consecutive runs sharing `overlap`, each between the template's specials again. `weights`
-// receives each window's count of the text's tokens.
-std::vector<Encoding> split_into_windows(const Encoding& encoding, int64_t capacity,
-                                         int64_t overlap, std::vector<int64_t>& weights) {
-  std::vector<size_t> content;
-  for (size_t i = 0; i < encoding.size(); ++i) {
-    if (encoding.sources[i] == TokenSource::kFirst) content.push_back(i);
-  }
-  const auto copy = [&](Encoding& to, size_t i) {
-    to.append(encoding.tokens[i], encoding.ids[i], encoding.token_type_ids[i], encoding.sources[i],
-              encoding.offsets[i]);
-  };
-  const int64_t count = static_cast<int64_t>(content.size());
-  const int64_t stride = capacity - overlap;
-  std::vector<Encoding> windows;
-  for (int64_t start = 0;; start += stride) {
-    const int64_t end = std::min(start + capacity, count);
-    Encoding window;
-    for (size_t i = 0; i < content.front(); ++i) copy(window, i);
-    for (int64_t j = start; j < end; ++j) copy(window, content[static_cast<size_t>(j)]);
-    for (size_t i = content.back() + 1; i < encoding.size(); ++i) copy(window, i);
-    windows.push_back(std::move(window));
-    weights.push_back(end - start);
-    if (end == count) break;
-  }
-  return windows;
-}
-
-void weighted_mean(const std::vector<TextOutput>& outputs, size_t first,
-                   const std::vector<int64_t>& weights, std::vector<float> TextOutput::*field,
-                   std::vector<float>& result) {
-  const size_t size = (outputs[first].*field).size();
-  std::vector<double> sum(size, 0.0);
-  double total = 0.0;
-  for (size_t k = 0; k < weights.size(); ++k) {
-    const std::vector<float>& values = outputs[first + k].*field;
-    const double weight = static_cast<double>(weights[k]);
-    for (size_t i = 0; i < size; ++i) sum[i] += weight * values[i];
-    total += weight;
-  }
-  result.resize(size);
-  for (size_t i = 0; i < size; ++i) result[i] = static_cast<float>(sum[i] / total);
-}
-
-// A chunked text's outputs from its windows' (corpus.h says what each field becomes).
-TextOutput combine_windows(std::vector<TextOutput>& outputs, size_t first,
-                           const std::vector<int64_t>& weights, Encoding whole,
-                           bool normalized_embeddings) {
-  TextOutput out;
-  out.encoding = std::move(whole);
-  if (!outputs[first].embedding.empty()) {
-    weighted_mean(outputs, first, weights, &TextOutput::embedding, out.embedding);
-    if (normalized_embeddings) normalize_embedding(out.embedding);
-  }
-  if (!outputs[first].logits.empty()) {
-    weighted_mean(outputs, first, weights, &TextOutput::logits, out.logits);
-    // The softmax as the engine computes it (engine/encoder.cc), in double past the top logit.
-    const float top = *std::max_element(out.logits.begin(), out.logits.end());
-    double sum = 0.0;
-    for (float logit : out.logits) sum += std::exp(static_cast<double>(logit - top));
-    for (float logit : out.logits) {
-      out.probabilities.push_back(
-          static_cast<float>(std::exp(static_cast<double>(logit - top)) / sum));
-    }
-    out.label = std::max_element(out.logits.begin(), out.logits.end()) - out.logits.begin();
-  }
-  return out;
-}
 
 uint64_t file_bytes_or_throw(int fd, const std::string& path, std::vector<char>& buffer,
                              const std::function<bool(const char*, size_t, uint64_t)>& chunk) {
@@ -134,214 +42,49 @@ uint64_t file_bytes_or_throw(int fd, const std::string& path, std::vector<char>&
 
 }  // namespace
 
-LongTexts parse_long_texts(const std::string& name) {
-  if (name == "error") return LongTexts::kError;
-  if (name == "truncate") return LongTexts::kTruncate;
-  if (name == "chunk") return LongTexts::kChunk;
-  throw UsageError("--long: expected error, truncate or chunk, got " + in_quotes(name));
+CorpusOptionNames command_line_names() {
+  CorpusOptionNames names;
+  names.long_texts = "--long";
+  names.overlap = "--overlap";
+  names.position_offset = "--position-offset";
+  return names;
 }
 
-CorpusRunner::CorpusRunner(Pipeline& pipeline, const CorpusOptions& options, bool per_token,
-                           RecordSink record_sink, WindowDone window_done, Progress* progress)
-    : pipeline_(pipeline),
-      options_(options),
-      record_sink_(std::move(record_sink)),
-      window_done_(std::move(window_done)),
-      progress_(progress) {
-  if (options_.long_texts != LongTexts::kChunk) {
-    if (options_.overlap != 0) throw UsageError("--overlap: only --long chunk has windows");
-    return;
-  }
+void check_chunking(const CorpusOptions& options, bool per_token) {
+  if (options.long_texts != LongTexts::kChunk) return;
   // A window's pooled vector and logits average meaningfully; a per-token output, a pair's two
   // texts and the rows of hidden states have no one way to join.
   if (per_token)
     throw UsageError(
         "--long chunk: pooling none gives a vector per token; chunks "
         "join pooled outputs only");
-  if (options_.keep_hidden)
+  if (options.keep_hidden)
     throw UsageError(
         "--long chunk: --hidden-states are per window; "
         "chunks join pooled outputs only");
-  if (options_.pair)
+  if (options.pair)
     throw UsageError(
         "--long chunk: --pair texts are cut, not chunked "
         "(use --long truncate)");
-  const int64_t limit = pipeline_.model().config.max_sequence_length;
-  if (limit > 0) {
-    const int64_t capacity = limit - template_specials(pipeline_);
-    if (options_.overlap >= capacity) {
-      throw UsageError("--overlap " + std::to_string(options_.overlap) +
-                       ": must be less than the " + std::to_string(capacity) +
-                       " tokens of text a window holds (" + std::to_string(limit) +
-                       " positions less the template's specials)");
-    }
-  }
 }
 
-void CorpusRunner::add(std::string text) {
-  const size_t input = next_input_++;
-  const auto start = std::chrono::steady_clock::now();
-  Encoding encoding;
-  try {
-    // Chunks keep every token; otherwise no more than the model takes is tokenized.
-    encoding = options_.long_texts == LongTexts::kChunk
-                   ? pipeline_.tokenize(text, options_.pair)
-                   : pipeline_.tokenize_to_keep(text, options_.pair);
-    stats_.tokens += static_cast<int64_t>(encoding.size());
-    const int64_t limit = pipeline_.model().config.max_sequence_length;
-    const bool chunked = options_.long_texts == LongTexts::kChunk && limit > 0 &&
-                         static_cast<int64_t>(encoding.size()) > limit;
-    if (!chunked) pipeline_.check(encoding, "text " + in_quotes(text));
-  } catch (const std::out_of_range& e) {
-    throw std::out_of_range("input " + std::to_string(input) + ": " + e.what());
-  } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument("input " + std::to_string(input) + ": " + e.what());
-  }
-  stats_.tokenize_seconds +=
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  enqueue(input, std::move(text), std::move(encoding));
-}
-
-void CorpusRunner::add_ids(std::string text, const std::vector<int32_t>& ids) {
-  const size_t input = next_input_++;
-  Encoding encoding = pipeline_.encode_ids(ids);
-  stats_.tokens += static_cast<int64_t>(encoding.size());
-  enqueue(input, std::move(text), std::move(encoding));
-}
-
-void CorpusRunner::enqueue(size_t input, std::string text, Encoding encoding) {
-  if (entries_.empty()) first_arrival_ = std::chrono::steady_clock::now();
-  Entry entry{input, std::move(text), {}, pieces_.size(), 1, {}};
-  const int64_t limit = pipeline_.model().config.max_sequence_length;
-  if (options_.long_texts == LongTexts::kChunk && limit > 0 &&
-      static_cast<int64_t>(encoding.size()) > limit) {
-    const int64_t capacity = limit - template_specials(pipeline_);
-    std::vector<Encoding> windows =
-        split_into_windows(encoding, capacity, options_.overlap, entry.weights);
-    for (Encoding& window : windows) {
-      try {
-        pipeline_.check(window, "text " + in_quotes(entry.text));
-      } catch (const std::out_of_range& e) {
-        throw std::out_of_range("input " + std::to_string(input) + ": " + e.what());
-      }
-      pieces_.push_back(std::move(window));
-    }
-    entry.pieces = windows.size();
-    entry.encoding = std::move(encoding);
-    ++stats_.chunked_texts;
-    stats_.chunks += static_cast<int64_t>(entry.pieces);
-  } else {
-    pieces_.push_back(std::move(encoding));
-  }
-  for (size_t p = entry.first_piece; p < pieces_.size(); ++p) {
-    piece_entry_.push_back(entries_.size());
-    const int64_t tokens = static_cast<int64_t>(pieces_[p].size());
-    stats_.run_tokens += tokens;
-    count_unsorted(tokens);
-  }
-  entries_.push_back(std::move(entry));
-  if (entries_.size() >= static_cast<size_t>(options_.window)) flush();
-}
-
-void CorpusRunner::count_unsorted(int64_t tokens) {
-  unsorted_longest_ = std::max(unsorted_longest_, tokens);
-  if (++unsorted_count_ < kUnsortedBatch) return;
-  stats_.unsorted_32_computed_tokens += unsorted_count_ * unsorted_longest_;
-  unsorted_count_ = unsorted_longest_ = 0;
-}
-
-CorpusStats CorpusRunner::stats() const {
-  CorpusStats stats = stats_;
-  stats.unsorted_32_computed_tokens += unsorted_count_ * unsorted_longest_;
-  return stats;
-}
-
-void CorpusRunner::read(LineReader& reader, bool interactive, size_t max_lines) {
+void add_lines(CorpusRunner& runner, LineReader& reader, bool interactive, size_t max_lines) {
   std::string line;
   for (size_t lines = 0; lines < max_lines;) {
-    const auto status = reader.next(line, interactive && !entries_.empty() ? kPauseMs : -1);
+    const bool waiting = interactive && runner.buffered() > 0;
+    const auto status = reader.next(line, waiting ? kPauseMs : -1);
     if (status == LineReader::Status::kEnd) return;
     if (status == LineReader::Status::kPause) {
-      flush();
+      runner.flush();
       continue;
     }
     ++lines;
-    stats_.bytes += line.size() + 1;
-    add(std::move(line));
-    if (interactive && !entries_.empty() &&
-        std::chrono::steady_clock::now() - first_arrival_ >= kMaxWait) {
-      flush();
-    }
-    if (progress_) progress_->update(stats_.texts, tokens_done_, bytes_done_);
-  }
-}
-
-void CorpusRunner::flush() {
-  if (entries_.empty()) return;
-  // Shortest first; equal lengths keep their input order, so a run is reproducible.
-  std::vector<size_t> order(pieces_.size());
-  std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return pieces_[a].size() < pieces_[b].size(); });
-  std::vector<TextOutput> outputs(pieces_.size());
-  ForwardOptions forward_options;
-  forward_options.times = &stats_.stages;
-  size_t pieces_done = 0;
-  // The share of the input done, for the progress line: the window's bytes in proportion to its
-  // pieces run (the whole window was read before the first of them ran).
-  const uint64_t window_bytes = stats_.bytes - bytes_done_;
-  for (size_t begin = 0; begin < order.size();) {
-    // As many as fit the budget (one at least, however long), at most max_batch_texts.
-    size_t end = begin;
-    int64_t tokens = 0;
-    while (end < order.size() && end - begin < static_cast<size_t>(options_.max_batch_texts)) {
-      const int64_t next = static_cast<int64_t>(pieces_[order[end]].size());
-      if (end > begin && tokens + next > options_.max_batch_tokens) break;
-      tokens += next;
-      ++end;
-    }
-    std::vector<Encoding> batch;
-    for (size_t i = begin; i < end; ++i) batch.push_back(std::move(pieces_[order[i]]));
-    std::vector<TextOutput> results;
-    try {
-      results = pipeline_.run(batch, options_.keep_hidden, forward_options);
-    } catch (const NonFiniteOutputError& e) {
-      const size_t piece = order[begin + static_cast<size_t>(e.sequence)];
-      const size_t input = entries_[piece_entry_[piece]].input;
-      throw std::invalid_argument(pipeline_.dir().string() + ": input " + std::to_string(input) +
-                                  ": " + e.what());
-    }
-    stats_.computed_tokens += pipeline_.computed_tokens();
-    tokens_done_ += tokens;
-    for (size_t i = begin; i < end; ++i) outputs[order[i]] = std::move(results[i - begin]);
-    pieces_done += end - begin;
-    begin = end;
-    if (progress_) {
-      progress_->update(stats_.texts + entries_.size() * pieces_done / pieces_.size(), tokens_done_,
-                        bytes_done_ + window_bytes * pieces_done / pieces_.size());
+    runner.add(std::move(line));
+    if (interactive && runner.buffered() > 0 &&
+        std::chrono::steady_clock::now() - runner.first_buffered_time() >= kMaxWait) {
+      runner.flush();
     }
   }
-  const bool normalized = pipeline_.model().config.normalize_embeddings;
-  for (Entry& entry : entries_) {
-    CorpusRecord record;
-    record.input = entry.input;
-    record.text = &entry.text;
-    record.chunks = static_cast<int64_t>(entry.pieces);
-    if (entry.pieces == 1) {
-      record.output = std::move(outputs[entry.first_piece]);
-    } else {
-      record.output = combine_windows(outputs, entry.first_piece, entry.weights,
-                                      std::move(entry.encoding), normalized);
-    }
-    record_sink_(record);
-    ++stats_.texts;
-  }
-  entries_.clear();
-  pieces_.clear();
-  piece_entry_.clear();
-  if (window_done_) window_done_();
-  bytes_done_ = stats_.bytes;
-  if (progress_) progress_->update(stats_.texts, tokens_done_, bytes_done_);
 }
 
 Shard parse_shard(const std::string& text) {

@@ -1,5 +1,5 @@
 // `tinyenc run`: a model folder on texts (arguments, a file or standard input), sorted and batched
-// in windows (tools/tinyenc/corpus.h); prints tokens, the predicted label with its probability,
+// in windows (models/corpus_runner.h); prints tokens, the predicted label with its probability,
 // and (as JSON) logits and embeddings, in input order.
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -148,7 +148,6 @@ class RecordWriter {
   void write(CorpusRecord& record) {
     TextOutput& out = record.output;
     const std::string& text = *record.text;
-    if (options_.normalize) normalize_embedding(out.embedding);
     // The halves of a --pair text, which the offsets of its tokens count in.
     std::string_view first = text, second;
     if (options_.input.pair && options_.ids.empty()) std::tie(first, second) = split_pair(text);
@@ -231,7 +230,7 @@ int run(RunOptions& options) {
   if (options.progress && options.no_progress) {
     throw UsageError("--progress and --no-progress: give one");
   }
-  LongTexts long_texts = parse_long_texts(options.long_texts);
+  LongTexts long_texts = parse_long_texts(options.long_texts, "--long");
   if (options.truncate) {
     if (long_texts == LongTexts::kChunk) {
       throw UsageError("--truncate is --long truncate; it cannot go with --long chunk");
@@ -239,11 +238,6 @@ int run(RunOptions& options) {
     long_texts = LongTexts::kTruncate;
   }
   check_position_offset(options.position_offset);
-  if (options.position_offset > 0 && long_texts == LongTexts::kChunk) {
-    throw UsageError(
-        "--position-offset and --long chunk: a chunk's positions would not be the "
-        "text's; give one or the other");
-  }
   set_threads(checked_threads(options.threads));
   options.format = options.output.format();
   if (!options.ids.empty() && (!options.input.texts.empty() || !options.input.file.empty())) {
@@ -298,8 +292,11 @@ int run(RunOptions& options) {
   corpus.max_batch_texts = options.batch_size;
   corpus.pair = options.input.pair;
   corpus.keep_hidden = options.hidden_states || options.per_token;
+  corpus.normalize = options.normalize;
   corpus.long_texts = long_texts;
   corpus.overlap = options.overlap;
+  corpus.names = command_line_names();
+  check_chunking(corpus, options.per_token);
   std::optional<LineRange> lines;
   if (shard) lines = shard_lines(options.input.file, *shard, options.window);
 
@@ -311,9 +308,13 @@ int run(RunOptions& options) {
                     lines ? lines->end_byte - lines->first_byte : input_bytes(options));
   CorpusRunner runner(
       pipeline, corpus, options.per_token, [&](CorpusRecord& record) { writer.write(record); },
-      [&] { writer.flush(); }, &progress);
+      [&] { writer.flush(); },
+      [&](uint64_t texts, int64_t tokens, uint64_t bytes) {
+        progress.update(texts, tokens, bytes);
+      });
   if (!options.ids.empty()) {
-    runner.add_ids(options.ids, parse_integer_list(options.ids, "--ids", "integer id"));
+    runner.add_encoding(
+        options.ids, pipeline.encode_ids(parse_integer_list(options.ids, "--ids", "integer id")));
   } else if (lines) {
     // The shard's lines only, from where they begin; records keep the file's line numbers.
     const int fd = ::open(options.input.file.c_str(), O_RDONLY | O_CLOEXEC);
@@ -324,7 +325,7 @@ int run(RunOptions& options) {
     try {
       LineReader file(fd, options.input.file);
       runner.set_next_input(lines->first_line + 1);
-      runner.read(file, /*interactive=*/false, lines->end_line - lines->first_line);
+      add_lines(runner, file, /*interactive=*/false, lines->end_line - lines->first_line);
     } catch (...) {
       ::close(fd);
       throw;
@@ -344,11 +345,11 @@ int run(RunOptions& options) {
       struct stat status;
       const bool regular =
           ::stat(options.input.file.c_str(), &status) == 0 && S_ISREG(status.st_mode);
-      runner.read(file, !regular);
+      add_lines(runner, file, !regular);
     }
     if (from_stdin) {
       LineReader standard_input(STDIN_FILENO, "standard input");
-      runner.read(standard_input, !regular_file(STDIN_FILENO));
+      add_lines(runner, standard_input, !regular_file(STDIN_FILENO));
     }
   }
   runner.flush();

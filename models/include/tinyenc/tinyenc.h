@@ -9,7 +9,9 @@
 // the Model, so this header and its types are what stays stable.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -79,6 +81,72 @@ class Model {
   std::vector<std::vector<float>> embed(const std::vector<std::string>& texts);
   // The label of each text; Error kBadInput for a model without a classification head.
   std::vector<Classification> classify(const std::vector<std::string>& texts);
+
+  // The corpus path, as `tinyenc run` takes a file of texts: texts are gathered into windows,
+  // sorted by token count within a window and packed into batches under a token budget (little
+  // padding computed), and their results go out in input order. embed() and classify() above run
+  // so too, with EmbedOptions' defaults; the results are those `tinyenc run` prints for the same
+  // texts and options, bit for bit.
+  struct EmbedOptions {
+    int window = 4096;                // texts sorted and batched together (memory: their results)
+    int64_t max_batch_tokens = 1024;  // real tokens of a batch; one text at least, however long
+    int max_batch_texts = 256;        // at most this many texts in a batch
+    // Texts longer than max_tokens(): "error" (Error kBadInput naming the text), "truncate" (cut
+    // to fit, special tokens kept), "chunk" (the text's tokens in windows of max_tokens(), less
+    // the special tokens, run as texts of their own; its embedding and logits are the windows'
+    // weighted by the text tokens each holds; not with a position offset), or "": "truncate"
+    // when Options::truncate is set, else "error".
+    std::string long_texts;
+    int64_t overlap = 0;  // "chunk": tokens two consecutive windows share
+  };
+
+  // One text's outputs.
+  struct Result {
+    size_t index = 0;                  // 0-based, in the order the texts were given
+    std::vector<float> embedding;      // [dimension()], normalized as Options::normalize says
+    std::vector<float> logits;         // [labels().size()]; empty without a classification head
+    std::vector<float> probabilities;  // softmax of the logits
+    int64_t label_id = -1;             // argmax of the logits; -1 without a head
+    std::string label;                 // its name (config.json's id2label, or LABEL_<id>)
+    int64_t tokens = 0;  // the text's tokens, special tokens included (as cut by "truncate")
+    int64_t chunks = 1;  // the windows it ran as ("chunk"), 1 otherwise
+  };
+
+  std::vector<std::vector<float>> embed(const std::vector<std::string>& texts,
+                                        const EmbedOptions& options);
+  std::vector<Classification> classify(const std::vector<std::string>& texts,
+                                       const EmbedOptions& options);
+  // Every output of every text, in order.
+  std::vector<Result> run(const std::vector<std::string>& texts, const EmbedOptions& options);
+
+  // Texts added one by one, their results handed to a callback in input order as their windows
+  // complete: a corpus of any size in the memory of one window. The Model must outlive the
+  // Stream and runs one stream or call at a time (each keeps its own texts).
+  class Stream {
+   public:
+    using Sink = std::function<void(Result&)>;
+
+    Stream(Stream&&) noexcept;
+    Stream& operator=(Stream&&) noexcept;
+    ~Stream();  // drops what is buffered: call flush() first
+
+    // Buffers the text; when it fills the window, runs the window and hands out its results
+    // (the sink is called from inside add()). Throws Error naming "input N" (1-based).
+    void add(const std::string& text);
+    // Runs what is buffered and hands out its results. After an Error, the window's texts
+    // whose results had not gone out are dropped; the stream goes on with the next text.
+    void flush();
+
+   private:
+    friend class Model;
+    struct Impl;
+    explicit Stream(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> impl_;
+  };
+  // Throws Error kBadInput for options that do not go together (an unknown long_texts, an
+  // overlap without "chunk" or as long as a window, pooling none).
+  Stream stream(const EmbedOptions& options, Stream::Sink sink);
+
   // The encoder on token ids as they are (no tokenizer, no special tokens added).
   std::vector<Output> forward(const std::vector<std::vector<int32_t>>& ids);
 
