@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <tinyenc/text.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -24,7 +26,6 @@
 #include "engine/random_encoder.h"
 #include "models/model.h"
 #include "models/pipeline.h"
-#include "tokenizer/tokenizer_file.h"
 #include "tools/tinyenc/command.h"
 #include "tools/tinyenc/corpus.h"
 #include "tools/tinyenc/json_text.h"

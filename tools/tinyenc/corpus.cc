@@ -16,6 +16,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <tinyenc/text.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -24,7 +26,6 @@
 #include <stdexcept>
 
 #include "models/normalize_embedding.h"
-#include "tokenizer/tokenizer_file.h"
 #include "tools/tinyenc/command.h"
 #include "tools/tinyenc/line_reader.h"
 #include "tools/tinyenc/progress.h"

@@ -1,5 +1,7 @@
 #include "tools/tinyenc/options.h"
 
+#include <tinyenc/text.h>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -14,7 +16,6 @@
 #include "engine/encoder.h"
 #include "engine/encoder_config.h"
 #include "models/dtype_choice.h"
-#include "tokenizer/tokenizer_file.h"
 #include "tools/tinyenc/command.h"
 
 namespace tinyenc::cli {

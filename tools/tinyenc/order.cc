@@ -23,7 +23,6 @@
 #include <string>
 #include <vector>
 
-#include "tokenizer/tokenizer_file.h"
 #include "tools/tinyenc/command.h"
 #include "tools/tinyenc/line_reader.h"
 #include "tools/tinyenc/options.h"
