@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -102,6 +103,8 @@ std::vector<Input> encode_all(const Tokenizer& tokenizer, const TokenizeOptions&
       } else {
         input.encoding = tokenizer.encode(input.first, !options.no_special);
       }
+    } catch (const std::invalid_argument& error) {  // a --pair line without a tab
+      throw std::invalid_argument(input.label + ": " + error.what());
     } catch (const Error& error) {  // a text that is not UTF-8
       if (error.kind() != Error::Kind::kBadInput) throw;
       throw Error(Error::Kind::kBadInput, input.label + ": " + error.what());
