@@ -18,8 +18,8 @@
 #include <stdexcept>
 
 #include "engine/encoder.h"
+#include "engine/io/quoted.h"
 #include "models/normalize_embedding.h"
-#include "tokenizer/tokenizer_file.h"
 
 namespace tinyenc {
 namespace {

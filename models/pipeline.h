@@ -62,7 +62,7 @@ class Pipeline {
   const LoadedModel& model() const { return model_; }
   bool has_tokenizer() const { return tokenizer_ != nullptr; }
   // Only with has_tokenizer() (always, unless the options made it optional).
-  const Tokenizer& tokenizer() const { return *tokenizer_; }
+  const SubwordTokenizer& tokenizer() const { return *tokenizer_; }
   Encoder& encoder() { return *encoder_; }
   const std::filesystem::path& dir() const { return dir_; }
   std::string label_name(int64_t label) const;
@@ -112,7 +112,7 @@ class Pipeline {
   std::filesystem::path dir_;
   PipelineOptions options_;
   LoadedModel model_;
-  std::unique_ptr<Tokenizer> tokenizer_;
+  std::unique_ptr<SubwordTokenizer> tokenizer_;
   std::unique_ptr<Encoder> encoder_;
   int64_t computed_tokens_ = 0;
 };

@@ -36,7 +36,7 @@ TokenizerConfig config_beside(const std::filesystem::path& file) {
 
 }  // namespace
 
-std::unique_ptr<Tokenizer> load_tokenizer_file(const std::filesystem::path& file) {
+std::unique_ptr<SubwordTokenizer> load_tokenizer_file(const std::filesystem::path& file) {
   const std::string bytes = read_tokenizer_file(file);
   const std::string extension = file.extension().string();
   if (extension == ".model") return SentencePieceTokenizer::from_model(bytes, file.string());
@@ -45,7 +45,7 @@ std::unique_ptr<Tokenizer> load_tokenizer_file(const std::filesystem::path& file
   return wordpiece_from_vocab_txt(bytes, file.string(), config);
 }
 
-std::unique_ptr<Tokenizer> load_tokenizer_from_folder(const std::filesystem::path& dir) {
+std::unique_ptr<SubwordTokenizer> load_tokenizer_from_folder(const std::filesystem::path& dir) {
   const std::filesystem::file_type type = type_of(dir);
   if (type == std::filesystem::file_type::not_found) {
     throw std::invalid_argument(dir.string() + ": no such folder");

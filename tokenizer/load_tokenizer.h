@@ -16,10 +16,10 @@ namespace tinyenc {
 //   vocab.txt        BERT WordPiece vocabulary
 // tokenizer_config.json, when present, gives do_lower_case and the special token names.
 // Throws std::invalid_argument naming the file (and the field) on any problem.
-std::unique_ptr<Tokenizer> load_tokenizer_from_folder(const std::filesystem::path& dir);
+std::unique_ptr<SubwordTokenizer> load_tokenizer_from_folder(const std::filesystem::path& dir);
 
 // One tokenizer file, recognised by its name: *.model is sentencepiece, *.json a tokenizer.json,
 // anything else a vocab.txt. A tokenizer_config.json in the same folder is read as well.
-std::unique_ptr<Tokenizer> load_tokenizer_file(const std::filesystem::path& file);
+std::unique_ptr<SubwordTokenizer> load_tokenizer_file(const std::filesystem::path& file);
 
 }  // namespace tinyenc

@@ -32,7 +32,7 @@ size_t longest_prefix(int64_t tokens_needed) {
                           256 * static_cast<size_t>(std::max<int64_t>(tokens_needed, 0)));
 }
 
-PrefixEncoding encode_prefix(const Tokenizer& tokenizer, std::string_view text,
+PrefixEncoding encode_prefix(const SubwordTokenizer& tokenizer, std::string_view text,
                              int64_t tokens_needed) {
   // Tokens near a cut inside a word may differ from the whole text's: twice what is needed,
   // plus some, keeps the cut far from the tokens kept.

@@ -34,7 +34,7 @@ size_t longest_prefix(int64_t tokens_needed);
 // tokens of text (enough), is the whole text (whole), or is longest_prefix() long (neither).
 // When enough, the encoding's first `tokens_needed` text tokens are those of the whole text's
 // encoding.
-PrefixEncoding encode_prefix(const Tokenizer& tokenizer, std::string_view text,
+PrefixEncoding encode_prefix(const SubwordTokenizer& tokenizer, std::string_view text,
                              int64_t tokens_needed);
 
 }  // namespace tinyenc

@@ -77,7 +77,7 @@ std::unique_ptr<SentencePieceTokenizer> SentencePieceTokenizer::from_model(
 SentencePieceTokenizer::SentencePieceTokenizer(std::unique_ptr<SentencePieceProcessor> processor,
                                                SpecialTokenIds special_ids,
                                                SpecialTemplate special_template, std::string source)
-    : Tokenizer(special_ids, std::move(special_template)),
+    : SubwordTokenizer(special_ids, std::move(special_template)),
       processor_(std::move(processor)),
       source_(std::move(source)) {}
 

@@ -16,7 +16,7 @@ class SentencePieceProcessor;
 
 namespace tinyenc {
 
-class SentencePieceTokenizer : public Tokenizer {
+class SentencePieceTokenizer : public SubwordTokenizer {
  public:
   // `model` is a serialized sentencepiece ModelProto (the bytes of a .model file); `source` names
   // it in errors and describe(). Throws std::invalid_argument when libsentencepiece rejects it.

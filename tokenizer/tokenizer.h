@@ -1,6 +1,8 @@
-// The one interface the rest of tinyenc sees: text in, ids out (and back). Two families sit
-// behind it: sentencepiece models (tokenizer.model, through libsentencepiece) and BERT WordPiece
-// (vocab.txt or a Hugging Face tokenizer.json). Loading them is in load_tokenizer.h.
+// The one interface the rest of tinyenc sees: text in, ids out (and back). Two families of
+// subword tokenizers sit behind it: sentencepiece models (tokenizer.model, through
+// libsentencepiece) and BERT WordPiece (vocab.txt or a Hugging Face tokenizer.json). Loading them
+// is in load_tokenizer.h. A library user sees it as tinyenc::Tokenizer (<tinyenc/tokenizer.h>),
+// which holds one of these.
 #pragma once
 
 #include <cstdint>
@@ -23,9 +25,9 @@ struct SpecialTokenIds {
   std::optional<int32_t> mask;
 };
 
-class Tokenizer {
+class SubwordTokenizer {
  public:
-  virtual ~Tokenizer() = default;
+  virtual ~SubwordTokenizer() = default;
 
   // Tokens of one text, with the template's special tokens unless `add_special_tokens` is false.
   // Throws std::invalid_argument naming the byte offset when `text` is not valid UTF-8.
@@ -54,7 +56,7 @@ class Tokenizer {
   virtual std::string describe() const = 0;
 
  protected:
-  Tokenizer(SpecialTokenIds special_ids, SpecialTemplate special_template);
+  SubwordTokenizer(SpecialTokenIds special_ids, SpecialTemplate special_template);
 
   // The tokens of one valid UTF-8 text, no special tokens, offsets into `text`, token type 0,
   // source kFirst.

@@ -76,7 +76,7 @@ std::string clean_up_spaces(std::string text) {
 WordPieceTokenizer::WordPieceTokenizer(WordPieceVocab vocab, WordPieceOptions options,
                                        SpecialTokenIds special_ids,
                                        SpecialTemplate special_template, std::string source)
-    : Tokenizer(special_ids, std::move(special_template)),
+    : SubwordTokenizer(special_ids, std::move(special_template)),
       vocab_(std::move(vocab)),
       options_(std::move(options)),
       source_(std::move(source)) {

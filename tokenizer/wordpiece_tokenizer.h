@@ -31,7 +31,7 @@ struct WordPieceOptions {
   size_t max_input_chars_per_word = 100;
 };
 
-class WordPieceTokenizer : public Tokenizer {
+class WordPieceTokenizer : public SubwordTokenizer {
  public:
   // `source` names where the vocabulary came from, for describe() and errors. Throws
   // std::invalid_argument (naming `source`) when the vocabulary lacks the unknown token.

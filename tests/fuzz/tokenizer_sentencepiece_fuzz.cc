@@ -23,8 +23,8 @@ namespace {
 
 using namespace tinyenc;
 
-std::vector<std::unique_ptr<Tokenizer>>& models() {
-  static std::vector<std::unique_ptr<Tokenizer>> loaded;
+std::vector<std::unique_ptr<SubwordTokenizer>>& models() {
+  static std::vector<std::unique_ptr<SubwordTokenizer>> loaded;
   return loaded;
 }
 
@@ -54,7 +54,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const unsigned switches = data[0];
-  const Tokenizer& tokenizer = *models()[switches & 3];
+  const SubwordTokenizer& tokenizer = *models()[switches & 3];
   const bool pair = switches & 0x04, specials = switches & 0x08;
   std::string_view first(reinterpret_cast<const char*>(data) + 1, size - 1), second;
   if (pair) {

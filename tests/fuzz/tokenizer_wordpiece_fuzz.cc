@@ -43,7 +43,7 @@ std::string_view next_part(std::string_view& rest) {
   std::abort();
 }
 
-void check(const Tokenizer& tokenizer, const Encoding& encoding, std::string_view first,
+void check(const SubwordTokenizer& tokenizer, const Encoding& encoding, std::string_view first,
            std::string_view second) {
   const size_t n = encoding.ids.size();
   if (encoding.tokens.size() != n || encoding.token_type_ids.size() != n ||
@@ -79,7 +79,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const unsigned mode = switches & 3;
   const bool lower_case = switches & 0x04, pair = switches & 0x08, specials = switches & 0x10;
 
-  std::unique_ptr<Tokenizer> tokenizer;
+  std::unique_ptr<SubwordTokenizer> tokenizer;
   try {
     TokenizerConfig config;
     config.do_lower_case = lower_case;

@@ -50,7 +50,7 @@ struct GoldenSentence {
 // One model folder, loaded once for all the tests that use it.
 struct ShippedModel {
   LoadedModel model;
-  std::unique_ptr<Tokenizer> tokenizer;
+  std::unique_ptr<SubwordTokenizer> tokenizer;
   nlohmann::json golden;
   std::vector<GoldenSentence> sentences;  // swapped pairs: sentences 2k and 2k + 1
   std::vector<float> engine_logits;       // [sentences, labels], from the engine
@@ -151,7 +151,7 @@ class PretrainedOrderModel : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(PretrainedOrderModel, TokenizesAsInTrainingBetweenSentenceMarks) {
   const ShippedModel& shipped_model = shipped(GetParam());
-  const Tokenizer& tokenizer = *shipped_model.tokenizer;
+  const SubwordTokenizer& tokenizer = *shipped_model.tokenizer;
   // The training script's sentencepiece model: <pad> 0, <unk> 1, <s> 2, </s> 3.
   EXPECT_EQ(tokenizer.special_ids().pad, 0);
   EXPECT_EQ(tokenizer.special_ids().unk, 1);
@@ -293,7 +293,8 @@ INSTANTIATE_TEST_SUITE_P(Shipped, PositionEncodedModel, ::testing::ValuesIn(kPos
 // Swapping two words swaps their tokens and nothing else: no word-boundary mark that only the
 // first word lacks, no Chinese piece spanning two characters; <s> and </s> stay at the ends.
 TEST(PretrainedOrderTokenizer, SwappedSentencesArePermutations) {
-  const std::unique_ptr<Tokenizer> tokenizer = load_tokenizer_from_folder(model_dir("order-none"));
+  const std::unique_ptr<SubwordTokenizer> tokenizer =
+      load_tokenizer_from_folder(model_dir("order-none"));
   const std::vector<std::pair<std::string, std::string>> swaps = {
       {"我打你", "你打我"},
       {"小明被小红打了", "小红被小明打了"},
@@ -396,7 +397,8 @@ TEST(PretrainedOrderNone, SwappedPairsGetTheSameLogits) {
 // than any training sentence.
 TEST(PretrainedOrderExtrapolation, LinesMatchTheModels) {
   const ShippedModel& shipped_model = shipped("order-learned");
-  const std::unique_ptr<Tokenizer> tokenizer = load_tokenizer_from_folder(model_dir("order-rope"));
+  const std::unique_ptr<SubwordTokenizer> tokenizer =
+      load_tokenizer_from_folder(model_dir("order-rope"));
   const std::vector<std::string>& labels = shipped_model.model.config.labels;
   std::ifstream in(testing::source_dir() / "models" / "pretrained" / "extrapolation.jsonl");
   ASSERT_TRUE(in.good());

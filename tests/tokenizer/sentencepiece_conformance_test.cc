@@ -23,7 +23,7 @@ using Pieces = std::vector<std::string>;
 class ModelCache {
  public:
   explicit ModelCache(std::filesystem::path folder) : folder_(std::move(folder)) {}
-  const Tokenizer& operator[](const std::string& name) {
+  const SubwordTokenizer& operator[](const std::string& name) {
     auto& slot = models_[name];
     if (!slot) slot = load_tokenizer_file(folder_ / name);
     return *slot;
@@ -31,7 +31,7 @@ class ModelCache {
 
  private:
   std::filesystem::path folder_;
-  std::map<std::string, std::unique_ptr<Tokenizer>> models_;
+  std::map<std::string, std::unique_ptr<SubwordTokenizer>> models_;
 };
 
 std::optional<int32_t> expected_id(const nlohmann::json& value) {
@@ -42,7 +42,7 @@ std::optional<int32_t> expected_id(const nlohmann::json& value) {
 void check_models(const nlohmann::json& models, ModelCache& cache) {
   for (const auto& [name, model] : models.items()) {
     SCOPED_TRACE(name);
-    const Tokenizer& tokenizer = cache[name];
+    const SubwordTokenizer& tokenizer = cache[name];
     EXPECT_EQ(tokenizer.vocab_size(), model.at("piece_size").get<int32_t>());
     EXPECT_EQ(tokenizer.special_ids().unk, expected_id(model.at("unk_id")));
     EXPECT_EQ(tokenizer.special_ids().cls, expected_id(model.at("bos_id")));
@@ -74,7 +74,7 @@ TEST(SentencePieceConformance, EncodeIdsPiecesAndOffsets) {
   for (const nlohmann::json& item : expected.at("encode")) {
     const std::string text = item.at("text");
     SCOPED_TRACE("\"" + text + "\"");
-    const Tokenizer& tokenizer = models[item.at("model")];
+    const SubwordTokenizer& tokenizer = models[item.at("model")];
     const Encoding encoding = tokenizer.encode(text, false);
     EXPECT_EQ(encoding.ids, item.at("ids").get<Ids>());
     EXPECT_EQ(encoding.tokens, item.at("pieces").get<Pieces>());
@@ -102,7 +102,7 @@ TEST(SentencePieceConformance, DecodeIdsAndPieces) {
   ModelCache models(testdata / "sentencepiece");
   for (const nlohmann::json& item : expected.at("decode")) {
     SCOPED_TRACE(item.dump());
-    const Tokenizer& tokenizer = models[item.at("model")];
+    const SubwordTokenizer& tokenizer = models[item.at("model")];
     Ids ids;
     if (item.contains("ids")) {
       ids = item.at("ids").get<Ids>();
@@ -122,7 +122,7 @@ TEST(SentencePieceConformance, BosAndEosTemplate) {
   const nlohmann::json expected = testing::read_json(testdata / "sentencepiece/expected.json");
   ModelCache models(testdata / "sentencepiece");
   for (const nlohmann::json& item : expected.at("bos_eos_reverse")) {
-    const Tokenizer& tokenizer = models[item.at("model")];
+    const SubwordTokenizer& tokenizer = models[item.at("model")];
     const std::string text = item.at("text");
     EXPECT_EQ(tokenizer.encode(text, false).ids, item.at("ids").get<Ids>());
     // `<s> a </s>`: the bos of ids_add_bos, then the ids, then the eos of ids_add_eos.
@@ -168,7 +168,7 @@ TEST(SentencePieceConformance, RoundTripCases) {
   for (const nlohmann::json& item : cases) {
     const std::string text = item.at("text");
     SCOPED_TRACE(text);
-    const Tokenizer& tokenizer = models[item.at("model")];
+    const SubwordTokenizer& tokenizer = models[item.at("model")];
     const Encoding encoding = tokenizer.encode(text, false);
     EXPECT_EQ(encoding.ids, item.at("ids").get<Ids>());
     EXPECT_EQ(encoding.tokens, item.at("pieces").get<Pieces>());
@@ -199,7 +199,7 @@ TEST(SentencePieceConformance, T5IdsWithEosAndDecode) {
   int encoded = 0, decoded = 0;
   for (const nlohmann::json& item : expected.at("cases")) {
     SCOPED_TRACE(item.dump());
-    const Tokenizer& tokenizer = models[item.at("model")];
+    const SubwordTokenizer& tokenizer = models[item.at("model")];
     if (item.contains("decode_ids")) {
       EXPECT_EQ(tokenizer.decode(item.at("decode_ids").get<Ids>()),
                 item.at("text").get<std::string>());

@@ -179,4 +179,13 @@ TEST_F(CliTokenize, BadInputExitsWithTwoAndOneLine) {
   expect_bad_input("tokenize --pair -m " + bert + " one two", "--pair: no tab");
 }
 
+// Errors about one input name it: the pair without a tab, the text that is not UTF-8.
+TEST_F(CliTokenize, ErrorsNameTheInput) {
+  const std::string bert = quote(bert_folder());
+  expect_bad_input("tokenize --pair -m " + bert + " \"$(printf 'a\tb')\" two",
+                   "pair 2: --pair: no tab between the two texts of 'two'");
+  expect_bad_input("tokenize --pair -m " + bert + " \"$(printf 'a\tb\377')\"",
+                   "pair 1: second text: invalid UTF-8 at byte 1");
+}
+
 }  // namespace

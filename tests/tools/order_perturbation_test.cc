@@ -3,6 +3,7 @@
 #include "tools/tinyenc/order/perturbation.h"
 
 #include <gtest/gtest.h>
+#include <tinyenc/tokenizer.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -13,7 +14,6 @@
 #include <string>
 #include <vector>
 
-#include "tokenizer/load_tokenizer.h"
 #include "tools/tinyenc/command.h"
 
 namespace {
@@ -132,9 +132,9 @@ TEST(OrderPerturbation, LexiconFromAWordPieceVocabulary) {
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "vocab.txt") << "[PAD]\n[UNK]\n[CLS]\n[SEP]\n小\n明\n红\n打\n被\n了\n"
                                       "小明\n##小红\nhit\n##s\n";
-  const auto tokenizer = load_tokenizer_file(dir / "vocab.txt");
+  const Tokenizer tokenizer = Tokenizer::load_file((dir / "vocab.txt").string());
   std::filesystem::remove_all(dir);
-  const Lexicon lexicon(*tokenizer);
+  const Lexicon lexicon(tokenizer);
   EXPECT_EQ(lexicon.size(), 2u);
   EXPECT_EQ(units_of("小明被小红打了", &lexicon), (Units{"小明", "被", "小红", "打", "了"}));
 }

@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <tinyenc/text.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>

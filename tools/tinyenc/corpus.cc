@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <tinyenc/text.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -11,7 +13,6 @@
 #include <stdexcept>
 #include <vector>
 
-#include "engine/io/quoted.h"
 #include "tools/tinyenc/command.h"
 #include "tools/tinyenc/line_reader.h"
 

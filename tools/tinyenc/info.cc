@@ -28,7 +28,7 @@ struct InfoOptions {
 };
 
 // The folder's tokenizer, or null when it has none (such a model runs with --ids only).
-std::unique_ptr<Tokenizer> optional_tokenizer(const std::filesystem::path& dir) {
+std::unique_ptr<SubwordTokenizer> optional_tokenizer(const std::filesystem::path& dir) {
   bool present = false;
   for (const char* name : {"tokenizer.model", "tokenizer.json", "vocab.txt"}) {
     present = present || std::filesystem::exists(dir / name);
@@ -43,7 +43,7 @@ std::unique_ptr<Tokenizer> optional_tokenizer(const std::filesystem::path& dir) 
 
 nlohmann::json model_json(const std::filesystem::path& dir, const std::string& dtype) {
   const LoadedModel model = load_user_model(dir, dtype);
-  const std::unique_ptr<Tokenizer> tokenizer = optional_tokenizer(dir);
+  const std::unique_ptr<SubwordTokenizer> tokenizer = optional_tokenizer(dir);
   const Encoder encoder(model.config.encoder, model.weights);
   return summarize_model(dir, model, encoder, tokenizer.get());
 }

@@ -1,4 +1,6 @@
 // tinyenc: a small, fast Transformer encoder for the CPU.
+#include <tinyenc/tinyenc.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -135,6 +137,9 @@ int main(int argc, char** argv) {
     return fail(2, "no subcommand given (see tinyenc --help)");
   } catch (const UsageError& e) {
     return fail(2, e.what());
+  } catch (const tinyenc::Error& e) {
+    // The public library's errors, sorted as the standard exceptions below are.
+    return fail(e.kind() == tinyenc::Error::Kind::kBadInput ? 2 : 1, e.what());
   } catch (const std::invalid_argument& e) {
     return fail(2, e.what());
   } catch (const std::out_of_range& e) {

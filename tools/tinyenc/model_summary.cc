@@ -47,7 +47,7 @@ json position_encoding_json(const EncoderConfig& config) {
   return out;
 }
 
-json tokenizer_json(const Tokenizer* tokenizer) {
+json tokenizer_json(const SubwordTokenizer* tokenizer) {
   if (!tokenizer) return nullptr;
   std::string kind = "other";
   if (dynamic_cast<const SentencePieceTokenizer*>(tokenizer)) kind = "sentencepiece";
@@ -144,7 +144,7 @@ std::string shape_text(const json& s) {
 }  // namespace
 
 json summarize_model(const std::filesystem::path& dir, const LoadedModel& model,
-                     const Encoder& encoder, const Tokenizer* tokenizer) {
+                     const Encoder& encoder, const SubwordTokenizer* tokenizer) {
   const ModelConfig& config = model.config;
   const EncoderConfig& c = encoder.config();
   const int64_t parameters = encoder.parameter_count();

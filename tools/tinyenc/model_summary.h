@@ -17,7 +17,7 @@ namespace tinyenc::cli {
 // `tokenizer` may be null (a folder without tokenizer files runs with --ids only). Reads the
 // safetensors header of <dir>/model.safetensors again for the dtypes and byte counts.
 nlohmann::json summarize_model(const std::filesystem::path& dir, const LoadedModel& model,
-                               const Encoder& encoder, const Tokenizer* tokenizer);
+                               const Encoder& encoder, const SubwordTokenizer* tokenizer);
 
 // The summary as aligned "name: value" lines.
 std::string summary_table(const nlohmann::json& summary);

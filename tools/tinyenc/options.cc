@@ -1,5 +1,7 @@
 #include "tools/tinyenc/options.h"
 
+#include <tinyenc/text.h>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>

@@ -20,6 +20,7 @@
 #include "engine/encoder.h"
 #include "models/normalize_embedding.h"
 #include "models/pipeline.h"
+#include "models/public_tokenizer_impl.h"
 #include "tools/tinyenc/command.h"
 #include "tools/tinyenc/corpus.h"
 #include "tools/tinyenc/json_text.h"
@@ -142,7 +143,9 @@ class RecordWriter {
  public:
   RecordWriter(const RunOptions& options, const Pipeline& pipeline, OutputSink& sink)
       : options_(options), pipeline_(pipeline), sink_(sink) {
-    if (pipeline.has_tokenizer()) unknown_ = UnknownToken::of(pipeline.tokenizer());
+    if (pipeline.has_tokenizer()) {
+      unknown_ = UnknownToken::of(TokenizerAccess::borrowing(pipeline.tokenizer()));
+    }
   }
 
   void write(CorpusRecord& record) {

@@ -2,6 +2,11 @@
 // token's byte range in the text (a table, or JSON for scripts).
 #include <unistd.h>
 
+#include <tinyenc/encoding.h>
+#include <tinyenc/text.h>
+#include <tinyenc/tinyenc.h>
+#include <tinyenc/tokenizer.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -10,8 +15,6 @@
 #include <string>
 #include <vector>
 
-#include "engine/io/quoted.h"
-#include "tokenizer/load_tokenizer.h"
 #include "tools/tinyenc/command.h"
 #include "tools/tinyenc/json_text.h"
 #include "tools/tinyenc/line_reader.h"
@@ -100,8 +103,11 @@ std::vector<Input> encode_all(const Tokenizer& tokenizer, const TokenizeOptions&
       } else {
         input.encoding = tokenizer.encode(input.first, !options.no_special);
       }
-    } catch (const std::invalid_argument& error) {
+    } catch (const std::invalid_argument& error) {  // a --pair line without a tab
       throw std::invalid_argument(input.label + ": " + error.what());
+    } catch (const Error& error) {  // a text that is not UTF-8
+      if (error.kind() != Error::Kind::kBadInput) throw;
+      throw Error(Error::Kind::kBadInput, input.label + ": " + error.what());
     }
     input.unknown = unknown_positions(input.encoding, unknown);
     std::vector<std::string> sources;
@@ -215,15 +221,15 @@ RunCommand add_tokenize_command(CLI::App& root) {
       throw UsageError(
           "tokenize needs a model folder (-m DIR) or a tokenizer file (--tokenizer FILE)");
     }
-    const std::unique_ptr<Tokenizer> tokenizer =
-        options->model_dir.empty() ? load_tokenizer_file(options->tokenizer_file)
-                                   : load_tokenizer_from_folder(options->model_dir);
-    const std::vector<Input> inputs = encode_all(*tokenizer, *options);
+    const Tokenizer tokenizer = options->model_dir.empty()
+                                    ? Tokenizer::load_file(options->tokenizer_file)
+                                    : Tokenizer::load(options->model_dir);
+    const std::vector<Input> inputs = encode_all(tokenizer, *options);
     if (options->json) {
-      const std::string text = json_text(to_json(*tokenizer, inputs));
+      const std::string text = json_text(to_json(tokenizer, inputs));
       std::printf("%s\n", text.c_str());
     } else {
-      print_table(*tokenizer, inputs);
+      print_table(tokenizer, inputs);
     }
     return 0;
   };

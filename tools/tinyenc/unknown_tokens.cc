@@ -1,8 +1,8 @@
 #include "tools/tinyenc/unknown_tokens.h"
 
-#include <cstdio>
+#include <tinyenc/text.h>
 
-#include "engine/io/quoted.h"
+#include <cstdio>
 
 namespace tinyenc::cli {
 namespace {
@@ -14,8 +14,8 @@ constexpr size_t kWordsNamed = 12;
 
 UnknownToken UnknownToken::of(const Tokenizer& tokenizer) {
   UnknownToken unknown;
-  unknown.id = tokenizer.special_ids().unk;
-  if (unknown.id) unknown.piece = tokenizer.id_to_token(*unknown.id);
+  unknown.id = tokenizer.unk_token_id();
+  unknown.piece = tokenizer.unk_token();
   return unknown;
 }
 

@@ -5,6 +5,9 @@
 // warning line on stderr.
 #pragma once
 
+#include <tinyenc/encoding.h>
+#include <tinyenc/tokenizer.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -12,9 +15,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include "tokenizer/encoding.h"
-#include "tokenizer/tokenizer.h"
 
 namespace tinyenc::cli {
 

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tinyenc {
@@ -16,7 +17,11 @@ namespace tinyenc {
 struct TokenSpan {
   size_t begin = 0;
   size_t end = 0;
-  friend bool operator==(const TokenSpan&, const TokenSpan&) = default;
+  // Written out rather than defaulted: the public headers compile as C++17 too.
+  friend bool operator==(const TokenSpan& a, const TokenSpan& b) {
+    return a.begin == b.begin && a.end == b.end;
+  }
+  friend bool operator!=(const TokenSpan& a, const TokenSpan& b) { return !(a == b); }
 };
 
 // Which input a token came from, as Hugging Face's `sequence_ids()`: the first text, the

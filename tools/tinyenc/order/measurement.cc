@@ -1,5 +1,7 @@
 #include "tools/tinyenc/order/measurement.h"
 
+#include <tinyenc/text.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -7,8 +9,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "engine/io/quoted.h"
-#include "engine/io/utf8.h"
+#include "models/public_tokenizer_impl.h"
 
 namespace tinyenc::cli::order {
 namespace {
@@ -107,12 +108,13 @@ MeasuredModel::MeasuredModel(const std::filesystem::path& dir, bool need_tokeniz
   // --ids only: a tokenizer, when the folder has one that loads, still says which ids are
   // its template's tokens (<s> </s>, [CLS] [SEP]), and those stay in place.
   if (pipeline_.has_tokenizer()) {
-    const Tokenizer& tokenizer = pipeline_.tokenizer();
+    const SubwordTokenizer& tokenizer = pipeline_.tokenizer();
     for (const TemplateItem& item : tokenizer.special_template().single) {
       if (item.kind == TemplateItem::Kind::kSpecialToken) template_ids_.insert(item.id);
     }
-    unknown_ = UnknownToken::of(tokenizer);
-    lexicon_ = Lexicon(tokenizer);
+    const Tokenizer vocabulary = TokenizerAccess::borrowing(tokenizer);
+    unknown_ = UnknownToken::of(vocabulary);
+    lexicon_ = Lexicon(vocabulary);
   }
 }
 

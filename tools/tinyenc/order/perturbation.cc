@@ -1,13 +1,14 @@
 #include "tools/tinyenc/order/perturbation.h"
 
+#include <tinyenc/text.h>
+#include <tinyenc/tokenizer.h>
+
 #include <algorithm>
 #include <map>
 #include <numeric>
 #include <set>
 #include <tuple>
 
-#include "engine/io/utf8.h"
-#include "tokenizer/char_classes.h"
 #include "tools/tinyenc/command.h"
 
 namespace tinyenc::cli::order {
@@ -27,7 +28,7 @@ void Lexicon::add(std::string_view piece) {
       break;
     }
   }
-  std::u32string word = decode_utf8(piece);
+  std::u32string word = code_points(piece);
   if (word.size() < 2 || !std::all_of(word.begin(), word.end(), unicode::is_cjk_ideograph)) return;
   longest_ = std::max(longest_, word.size());
   words_.insert(std::move(word));
@@ -74,10 +75,10 @@ TextUnits split_units(const std::string& text, Unit unit, const Lexicon* lexicon
     glue.clear();
     word.clear();
   };
-  const std::u32string code_points = decode_utf8(text);
-  const bool person_cut = unit == Unit::kWord && spaces_between_ideographs(code_points);
-  for (size_t i = 0; i < code_points.size();) {
-    const char32_t c = code_points[i];
+  const std::u32string characters = code_points(text);
+  const bool person_cut = unit == Unit::kWord && spaces_between_ideographs(characters);
+  for (size_t i = 0; i < characters.size();) {
+    const char32_t c = characters[i];
     if (unit == Unit::kChar) {
       end_word();
       append_utf8(c, word);
@@ -89,11 +90,11 @@ TextUnits split_units(const std::string& text, Unit unit, const Lexicon* lexicon
       ++i;
     } else if (!person_cut && unicode::is_cjk_ideograph(c)) {
       size_t run = i;
-      while (run < code_points.size() && unicode::is_cjk_ideograph(code_points[run])) ++run;
-      const std::u32string_view ideographs(code_points.data() + i, run - i);
+      while (run < characters.size() && unicode::is_cjk_ideograph(characters[run])) ++run;
+      const std::u32string_view ideographs(characters.data() + i, run - i);
       const size_t length = longest_match(ideographs, lexicon);
       end_word();
-      for (size_t k = 0; k < length; ++k) append_utf8(code_points[i + k], word);
+      for (size_t k = 0; k < length; ++k) append_utf8(characters[i + k], word);
       end_word();
       i += length;
     } else {

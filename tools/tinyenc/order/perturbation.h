@@ -4,6 +4,9 @@
 // hidden states through). Nothing here runs a model.
 #pragma once
 
+#include <tinyenc/encoding.h>
+#include <tinyenc/tokenizer.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -13,9 +16,6 @@
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include "tokenizer/encoding.h"
-#include "tokenizer/tokenizer.h"
 
 namespace tinyenc::cli::order {
 

@@ -1,11 +1,12 @@
 #include "tools/tinyenc/order/report.h"
 
+#include <tinyenc/text.h>
+
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 
-#include "engine/io/quoted.h"
 #include "tools/tinyenc/order/table_text.h"
 #include "tools/tinyenc/output.h"
 #include "tools/tinyenc/plot/text_metrics.h"
