@@ -25,14 +25,16 @@ std::vector<std::string> random_presets();
 // A Model of `preset`'s shape with `position_encoding` (one of position_encoding_kinds() in
 // <tinyenc/info.h>), its weights drawn from `seed` (matrices N(0, 1/in_features), LayerNorms
 // near 1 and 0): the same seed gives the same weights. It has no tokenizer: forward() and
-// time_forward() run it on ids. Options as for Model::load; dtype "" is f32. Throws Error
-// kBadInput for an unknown preset or kind, or a dtype this CPU cannot run.
+// time_forward() run it on ids. Options as for Model::load (dtype "" is f32), except pooling,
+// which must stay empty (the preset pools CLS). Throws Error kBadInput for an unknown preset or
+// kind, a pooling, or a dtype this CPU cannot run.
 Model random_model(const std::string& preset, const std::string& position_encoding = "learned",
                    const Options& options = {}, uint32_t seed = 42);
 
 // A model folder's encoder alone, from config.json and model.safetensors: no tokenizer (a
-// folder without one loads too), so forward() and time_forward() run it on ids. Throws as
-// Model::load.
+// folder without one loads too), so forward() and time_forward() run it on ids; no warning about
+// unused tensors. Options as for Model::load, except pooling, which must stay empty (config.json's
+// own). Throws as Model::load.
 Model load_encoder(const std::string& folder, const Options& options = {});
 
 // Seconds of one forward pass, in all and per stage. The stages do not cover everything (the
