@@ -39,6 +39,18 @@ Pipeline::Pipeline(const std::filesystem::path& model_dir, const PipelineOptions
       throw std::invalid_argument(std::string(e.what()) + options.tokenizer_hint);
     }
   }
+  start();
+}
+
+Pipeline::Pipeline(const std::filesystem::path& name, LoadedModel model,
+                   const PipelineOptions& options)
+    : dir_(name), options_(options), model_(std::move(model)) {
+  start();
+}
+
+void Pipeline::start() {
+  const PipelineOptions& options = options_;
+  const std::filesystem::path& model_dir = dir_;
   const EncoderConfig& config = model_.config.encoder;
   if (tokenizer_ && tokenizer_->vocab_size() > config.vocab_size) {
     throw std::invalid_argument(

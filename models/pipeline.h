@@ -58,12 +58,16 @@ struct TextOutput {
 class Pipeline {
  public:
   explicit Pipeline(const std::filesystem::path& model_dir, const PipelineOptions& options = {});
+  // An already loaded model without a tokenizer (it runs on ids): random weights, or a folder's
+  // encoder alone; `name` stands for the folder in messages.
+  Pipeline(const std::filesystem::path& name, LoadedModel model, const PipelineOptions& options);
 
   const LoadedModel& model() const { return model_; }
   bool has_tokenizer() const { return tokenizer_ != nullptr; }
   // Only with has_tokenizer() (always, unless the options made it optional).
   const SubwordTokenizer& tokenizer() const { return *tokenizer_; }
   Encoder& encoder() { return *encoder_; }
+  const Encoder& encoder() const { return *encoder_; }
   const std::filesystem::path& dir() const { return dir_; }
   std::string label_name(int64_t label) const;
 
@@ -108,6 +112,9 @@ class Pipeline {
   std::vector<TextOutput> split(const std::vector<Encoding>& batch,
                                 const std::vector<size_t>& order, const EncoderOutput& output,
                                 bool keep_hidden) const;
+
+  // The encoder, once model_ and tokenizer_ are in place.
+  void start();
 
   std::filesystem::path dir_;
   PipelineOptions options_;

@@ -26,6 +26,12 @@ std::optional<Pooling> parse_pooling(const std::string& name) {
   throw bad_input("pooling: expected cls, mean, pooler or none, got '" + name + "'");
 }
 
+}  // namespace
+
+Error::Error(Kind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+
+Error bad_input(const std::string& message) { return Error(Error::Kind::kBadInput, message); }
+
 void check_threads(int threads) {
   const int most = thread_limit();
   if (threads < 0 || threads > most) {
@@ -33,12 +39,6 @@ void check_threads(int threads) {
                     std::to_string(most) + " (4 threads per CPU)");
   }
 }
-
-}  // namespace
-
-Error::Error(Kind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
-
-Error bad_input(const std::string& message) { return Error(Error::Kind::kBadInput, message); }
 
 namespace {
 

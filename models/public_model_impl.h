@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <filesystem>
+#include <memory>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -42,9 +43,16 @@ auto guarded(Work&& work) -> decltype(work()) {
 
 Error bad_input(const std::string& message);
 
+// Throws Error kBadInput unless 0 <= threads <= thread_limit() (Options::threads).
+void check_threads(int threads);
+
 struct Model::Impl {
   Impl(const std::string& folder, const PipelineOptions& pipeline_options, const Options& options)
       : options(options), pipeline(folder, pipeline_options) {}
+  // A model loaded by other means (random weights, an encoder alone): no tokenizer.
+  Impl(const std::string& name, LoadedModel model, const PipelineOptions& pipeline_options,
+       const Options& options)
+      : options(options), pipeline(name, std::move(model), pipeline_options) {}
 
   // The runner's options for `embed`: its numbers, Options::normalize, and the rule for long
   // texts ("" is Options::truncate's).
@@ -100,6 +108,11 @@ struct Model::Impl {
 struct ModelAccess {
   static Model::Impl& impl(Model& model) { return *model.impl_; }
   static const Model::Impl& impl(const Model& model) { return *model.impl_; }
+  // A Model around a new Impl(args...).
+  template <typename... Args>
+  static Model make(Args&&... args) {
+    return Model(std::make_unique<Model::Impl>(std::forward<Args>(args)...));
+  }
 };
 
 }  // namespace tinyenc

@@ -2,6 +2,9 @@
 // pass, swept over sequence length, batch size, threads and (for random-weight presets) PE kind.
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <tinyenc/bench.h>
+#include <tinyenc/info.h>
+#include <tinyenc/tinyenc.h>
 #include <unistd.h>
 
 #include <tinyenc/text.h>
@@ -21,11 +24,8 @@
 #include <vector>
 
 #include "engine/encoder.h"
-#include "engine/io/quoted.h"
-#include "engine/isa.h"
 #include "engine/onednn.h"
-#include "engine/random_encoder.h"
-#include "models/model.h"
+#include "engine/threads.h"
 #include "models/pipeline.h"
 #include "tools/tinyenc/command.h"
 #include "tools/tinyenc/corpus.h"
@@ -116,8 +116,18 @@ struct Row {
   std::string model, pe, dtype, matmul;
   int64_t batch, seq, threads;
   std::vector<double> seconds;
-  StageTimes stages;  // summed over the timed runs
+  ForwardTiming stages;  // summed over the timed runs
 };
+
+void add_stages(ForwardTiming& sum, const ForwardTiming& run) {
+  sum.embeddings += run.embeddings;
+  sum.qkv += run.qkv;
+  sum.attention += run.attention;
+  sum.output_projection += run.output_projection;
+  sum.ffn += run.ffn;
+  sum.norms += run.norms;
+  sum.head += run.head;
+}
 
 nlohmann::json row_json(const Row& row) {
   const double runs = static_cast<double>(row.seconds.size());
@@ -125,7 +135,7 @@ nlohmann::json row_json(const Row& row) {
   // labels), so that they all show the same value.
   const auto ms = [](double seconds) { return json_float(static_cast<float>(seconds * 1e3)); };
   const double p50 = percentile(row.seconds, 0.5);
-  nlohmann::json stages = {{"embed_pe", ms(row.stages.embed / runs)},
+  nlohmann::json stages = {{"embed_pe", ms(row.stages.embeddings / runs)},
                            {"qkv", ms(row.stages.qkv / runs)},
                            {"attention", ms(row.stages.attention / runs)},
                            {"output_projection", ms(row.stages.output_projection / runs)},
@@ -150,14 +160,15 @@ nlohmann::json row_json(const Row& row) {
           {"tokens_per_s",
            json_float(static_cast<float>(static_cast<double>(row.batch * row.seq) / p50))},
           {"stages_ms", stages},
-          {"stages_sum_ms", ms(row.stages.total() / runs)}};
+          {"stages_sum_ms", ms(row.stages.stages() / runs)}};
 }
 
 // What a table of timings is only meaningful with: where, with what, when.
-std::string markdown_preamble(const std::string& cpu, Isa isa, const std::string& date) {
-  return "tinyenc " TINYENC_VERSION ", oneDNN " + onednn_version() + ", " + cpu + " (" +
-         std::to_string(available_cpus()) + " CPUs; " + cpu_feature_list(cpu_features()) +
-         "), PE kernels " + std::string(isa_name(isa)) + ", " + date + "\n\n";
+std::string markdown_preamble(const std::string& cpu, const RuntimeInfo& here,
+                              const std::string& date) {
+  return "tinyenc " + version() + ", oneDNN " + here.onednn_version + ", " + cpu + " (" +
+         std::to_string(here.cpus) + " CPUs; " + here.cpu_features + "), PE kernels " +
+         here.pe_kernels + ", " + date + "\n\n";
 }
 
 std::string markdown_header() {
@@ -220,19 +231,22 @@ void progress(size_t done, size_t total, const std::string& what) {
   std::fflush(stderr);
 }
 
+// A model to measure: a random-weight preset with a PE kind, or a model folder; in one dtype.
 struct Subject {
-  std::string name;
-  EncoderConfig config;
-  EncoderWeights weights;
-  int64_t max_seq = 0;  // the longest sequence its position encoding allows; 0: no limit
-  std::string dtype_reason;
-};
+  std::string name;  // the preset or the folder
+  std::string kind;  // the preset's PE kind; empty for a folder
+  std::string dtype;
+  ModelInfo info;
 
-int64_t max_seq_of(const EncoderConfig& config) {
-  const PositionEncodingConfig& pe = config.position_encoding;
-  if (!has_position_table(pe.kind)) return 0;
-  return pe.max_positions - (pe.padding_idx >= 0 ? pe.padding_idx + 1 : 0);
-}
+  // The model, its encoder built for `threads`.
+  Model load(int threads) const {
+    Options model_options;
+    model_options.dtype = dtype;
+    model_options.threads = threads;
+    return kind.empty() ? load_encoder(name, model_options)
+                        : random_model(name, kind, model_options);
+  }
+};
 
 std::vector<Subject> subjects(const BenchOptions& options) {
   std::vector<Subject> out;
@@ -240,27 +254,28 @@ std::vector<Subject> subjects(const BenchOptions& options) {
     if (!options.config.empty()) throw UsageError("give -m MODEL_DIR or --config, not both");
     if (!options.pe.empty()) throw UsageError("--pe overrides random presets only (--config)");
     for (const std::string& dtype : parse_dtype_list(options.dtype)) {
-      LoadedModel model = load_user_model(options.model, dtype);
-      out.push_back({options.model, model.config.encoder, model.weights,
-                     model.config.max_sequence_length, model.dtype_reason});
+      Subject subject{options.model, "", dtype, {}};
+      subject.info = model_info(subject.load(0));
+      out.push_back(std::move(subject));
     }
     return out;
   }
   const std::string preset = options.config.empty() ? "tiny" : options.config;
-  const std::optional<EncoderConfig> base = preset_config(preset);
-  if (!base) throw UsageError("--config: expected tiny, mini, small or base, got '" + preset + "'");
+  const std::vector<std::string> presets = random_presets();
+  if (std::find(presets.begin(), presets.end(), preset) == presets.end()) {
+    throw UsageError("--config: expected tiny, mini, small or base, got '" + preset + "'");
+  }
   const std::vector<std::string> kinds =
       options.pe.empty() ? std::vector<std::string>{"learned"} : split(options.pe);
-  for (const std::string& kind_name : kinds) {
-    const auto kind = parse_position_encoding(kind_name);
-    if (!kind) throw UsageError("--pe: unknown position encoding '" + kind_name + "'");
-    EncoderConfig config = *base;
-    config.position_encoding.kind = *kind;
-    const EncoderWeights weights = random_encoder_weights(config, 42);
+  const std::vector<std::string> known = position_encoding_kinds();
+  for (const std::string& kind : kinds) {
+    if (std::find(known.begin(), known.end(), kind) == known.end()) {
+      throw UsageError("--pe: unknown position encoding '" + kind + "'");
+    }
     for (const std::string& dtype : parse_dtype_list(options.dtype)) {
-      const DtypeChoice choice = choose_dtype(dtype, std::nullopt);
-      config.dtype = choice.dtype;
-      out.push_back({preset, config, weights, max_seq_of(config), choice.reason});
+      Subject subject{preset, kind, dtype, {}};
+      subject.info = model_info(subject.load(0));
+      out.push_back(std::move(subject));
     }
   }
   return out;
@@ -417,17 +432,19 @@ int bench_corpus(const BenchOptions& options) {
 int bench(const BenchOptions& options) {
   if (!options.corpus.empty()) return bench_corpus(options);
   // Everything is checked before the first line is printed.
+  std::optional<RuntimeInfo> runtime;
   if (!options.isa.empty()) {
+    // The PE kernels' ISA is chosen once, from TINYENC_ISA, when they are first asked for.
+    ::setenv("TINYENC_ISA", options.isa.c_str(), 1);
     try {
-      isa_for_setting(options.isa.c_str());
-    } catch (const std::invalid_argument& e) {
+      runtime = runtime_info();
+    } catch (const Error& e) {
       std::string message = e.what();  // "TINYENC_ISA: ..." names the variable, not the option
       if (message.rfind("TINYENC_ISA", 0) == 0) message.replace(0, 11, "--isa");
       throw UsageError(message);
     }
-    ::setenv("TINYENC_ISA", options.isa.c_str(), 1);
   }
-  const Isa isa = active_isa();
+  const RuntimeInfo here = runtime ? *runtime : runtime_info();
   const OutputFormat format = options.output.format();
   if (format == OutputFormat::kText) throw UsageError("-f text: only --corpus writes text");
   std::vector<int64_t> seqs = parse_list(options.seq, "--seq");
@@ -449,7 +466,7 @@ int bench(const BenchOptions& options) {
     // it that fits, and is told so.
     int64_t fits = kMaxSeq;
     for (const Subject& subject : all) {
-      if (subject.max_seq > 0) fits = std::min(fits, subject.max_seq);
+      if (subject.info.max_tokens > 0) fits = std::min(fits, subject.info.max_tokens);
     }
     std::vector<int64_t> kept;
     for (int64_t seq : seqs) {
@@ -468,11 +485,11 @@ int bench(const BenchOptions& options) {
   const int64_t longest = *std::max_element(seqs.begin(), seqs.end());
   const int64_t largest = *std::max_element(batches.begin(), batches.end());
   for (const Subject& subject : all) {
-    if (subject.max_seq > 0 && longest > subject.max_seq) {
+    if (subject.info.max_tokens > 0 && longest > subject.info.max_tokens) {
       throw UsageError("--seq " + std::to_string(longest) + ": longer than the " +
-                       std::to_string(subject.max_seq) + " positions of " + subject.name);
+                       std::to_string(subject.info.max_tokens) + " positions of " + subject.name);
     }
-    check_forward_memory(subject.config, largest, longest, "--batch-size x --seq");
+    check_forward_memory(subject.info, largest, longest, "--batch-size x --seq");
   }
 
   OutputSink sink(options.output.path);
@@ -483,13 +500,13 @@ int bench(const BenchOptions& options) {
   const std::string cpu = cpu_model();
   const std::string date = utc_now();
   nlohmann::json document;
-  document["version"] = TINYENC_VERSION;
+  document["version"] = version();
   document["date"] = date;
   document["machine"] = {{"cpu", cpu},
-                         {"logical_cpus", available_cpus()},
-                         {"cpu_features", cpu_feature_list(cpu_features())},
-                         {"isa", std::string(isa_name(isa))}};
-  document["onednn"] = onednn_version();
+                         {"logical_cpus", here.cpus},
+                         {"cpu_features", here.cpu_features},
+                         {"isa", here.pe_kernels}};
+  document["onednn"] = here.onednn_version;
   document["rows"] = nlohmann::json::array();
   // Written with the first row: a run that fails before measuring anything prints nothing.
   bool header_written = false;
@@ -497,7 +514,7 @@ int bench(const BenchOptions& options) {
     if (header_written) return;
     header_written = true;
     if (format == OutputFormat::kMarkdown)
-      sink.write(markdown_preamble(cpu, isa, date) + markdown_header());
+      sink.write(markdown_preamble(cpu, here, date) + markdown_header());
     if (format == OutputFormat::kCsv) sink.write(csv_header());
   };
 
@@ -505,21 +522,16 @@ int bench(const BenchOptions& options) {
   size_t done = 0;
   std::mt19937 random(7);
   for (Subject& subject : all) {
-    const EncoderConfig& c = subject.config;
-    const std::string dtype(compute_dtype_name(c.dtype));
-    nlohmann::json config_json = {
-        {"d_model", c.d_model},
-        {"heads", c.heads},
-        {"layers", c.layers},
-        {"ffn_dim", c.ffn_dim},
-        {"vocab_size", c.vocab_size},
-        {"pe", std::string(position_encoding_name(c.position_encoding.kind))}};
-    config_json["dtype"] = {{"name", dtype}, {"reason", subject.dtype_reason}};
+    const ModelInfo& c = subject.info;
+    const std::string& dtype = c.dtype;
+    nlohmann::json config_json = {{"d_model", c.d_model},       {"heads", c.heads},
+                                  {"layers", c.layers},         {"ffn_dim", c.ffn_dim},
+                                  {"vocab_size", c.vocab_size}, {"pe", c.position_encoding.kind}};
+    config_json["dtype"] = {{"name", dtype}, {"reason", c.dtype_reason}};
     document["models"][subject.name + "/" + config_json["pe"].get<std::string>() + "/" + dtype] =
         config_json;
     for (int threads : thread_counts) {
-      set_threads(threads);
-      Encoder encoder(subject.config, subject.weights);
+      Model model = subject.load(threads);
       for (int64_t batch : batches) {
         for (int64_t seq : seqs) {
           const std::string what = subject.name + " " + config_json["pe"].get<std::string>() + " " +
@@ -529,29 +541,25 @@ int bench(const BenchOptions& options) {
           std::uniform_int_distribution<int32_t> token(0, static_cast<int32_t>(c.vocab_size - 1));
           std::vector<int32_t> ids(static_cast<size_t>(batch * seq));
           for (int32_t& id : ids) id = token(random);
-          const EncoderInput input{batch, seq, ids.data(), nullptr, nullptr};
-          for (int i = 0; i < std::max(options.warmup, 1); ++i) encoder.forward(input);
+          for (int i = 0; i < std::max(options.warmup, 1); ++i) time_forward(model, ids, batch);
           Row row{subject.name,
                   config_json["pe"],
                   dtype,
-                  encoder.matmul_implementation(),
+                  matmul_implementation(model),
                   batch,
                   seq,
                   threads,
                   {},
                   {}};
-          ForwardOptions forward_options;
-          forward_options.times = &row.stages;
           const auto start = std::chrono::steady_clock::now();
           const auto elapsed = [&] {
             return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
           };
           while (options.repeat > 0 ? static_cast<int>(row.seconds.size()) < options.repeat
                                     : (row.seconds.size() < 5 || elapsed() < options.min_time)) {
-            const auto t0 = std::chrono::steady_clock::now();
-            encoder.forward(input, forward_options);
-            row.seconds.push_back(
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+            const ForwardTiming timing = time_forward(model, ids, batch);
+            row.seconds.push_back(timing.seconds);
+            add_stages(row.stages, timing);
           }
           const nlohmann::json j = row_json(row);
           write_header();
@@ -574,8 +582,8 @@ int bench(const BenchOptions& options) {
   if (format == OutputFormat::kJson) sink.write(json_text(document, 2) + "\n");
   sink.commit();
   if (plot) {
-    const std::string where = cpu + ", PE kernels " + std::string(isa_name(isa)) + ", oneDNN " +
-                              onednn_version() + ", " + std::to_string(total) + " measurements";
+    const std::string where = cpu + ", PE kernels " + here.pe_kernels + ", oneDNN " +
+                              here.onednn_version + ", " + std::to_string(total) + " measurements";
     plot->write(plot::draw_latency_figure(measurements, where));
     plot->commit();
   }

@@ -1,11 +1,11 @@
-// `tinyenc convert`: a model folder's weights stored in int8 or bf16 (models/convert_model.h).
+// `tinyenc convert`: a model folder's weights stored in int8 or bf16 (<tinyenc/convert.h>).
+#include <tinyenc/convert.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
 
-#include "engine/dtype.h"
-#include "models/convert_model.h"
 #include "tools/tinyenc/command.h"
 
 namespace tinyenc::cli {
@@ -30,11 +30,10 @@ std::string bytes_text(uint64_t bytes) {
 }
 
 int convert(const ConvertOptions& options) {
-  const std::optional<ComputeDtype> dtype = parse_compute_dtype(options.dtype);
-  if (!dtype || *dtype == ComputeDtype::kF32) {
+  if (options.dtype != "int8" && options.dtype != "bf16") {
     throw UsageError("--dtype '" + options.dtype + "': expected int8 or bf16");
   }
-  const ConversionSummary summary = convert_model(options.input, options.output, *dtype);
+  const ConvertResult summary = tinyenc::convert(options.input, options.output, options.dtype);
   for (const std::string& entry : summary.not_copied) {
     std::fprintf(stderr, "tinyenc: warning: %s; not copied\n", entry.c_str());
   }

@@ -1,4 +1,5 @@
 // tinyenc: a small, fast Transformer encoder for the CPU.
+#include <tinyenc/info.h>
 #include <tinyenc/tinyenc.h>
 
 #include <algorithm>
@@ -58,7 +59,7 @@ int main(int argc, char** argv) {
   using namespace tinyenc::cli;
   CLI::App app{"tinyenc: a small, fast Transformer encoder inference engine for the CPU"};
   app.require_subcommand(1, 1);
-  app.set_version_flag("--version", "tinyenc " TINYENC_VERSION);
+  app.set_version_flag("--version", "tinyenc " + tinyenc::version());
 
   struct Entry {
     CLI::App* command;
@@ -138,7 +139,7 @@ int main(int argc, char** argv) {
   } catch (const UsageError& e) {
     return fail(2, e.what());
   } catch (const tinyenc::Error& e) {
-    // The public library's errors, sorted as the standard exceptions below are.
+    // The library sorts its errors as this program's exit codes do: bad input, or a failure.
     return fail(e.kind() == tinyenc::Error::Kind::kBadInput ? 2 : 1, e.what());
   } catch (const std::invalid_argument& e) {
     return fail(2, e.what());

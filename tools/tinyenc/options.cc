@@ -1,6 +1,8 @@
 #include "tools/tinyenc/options.h"
 
+#include <tinyenc/options.h>
 #include <tinyenc/text.h>
+#include <tinyenc/tinyenc.h>
 
 #include <algorithm>
 #include <cctype>
@@ -12,11 +14,6 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "engine/dtype.h"
-#include "engine/encoder.h"
-#include "engine/encoder_config.h"
-#include "engine/io/quoted.h"
-#include "models/dtype_choice.h"
 #include "tools/tinyenc/command.h"
 
 namespace tinyenc::cli {
@@ -86,8 +83,8 @@ std::vector<std::string> parse_dtype_list(const std::string& text) {
   for (const std::string& name : names) {
     if (name.empty()) throw UsageError("--dtype: empty name in '" + text + "'");
     try {
-      choose_dtype(name, std::nullopt);
-    } catch (const std::invalid_argument& e) {
+      check_dtype(name);
+    } catch (const Error& e) {
       throw UsageError(std::string("--") + e.what());
     }
   }
@@ -296,19 +293,19 @@ void add_thread_counts_option(CLI::App& command, std::string& thread_counts,
 }
 
 int checked_threads(int64_t threads, const std::string& option) {
-  if (threads < 0 || threads > thread_limit()) {
+  if (threads < 0 || threads > most_threads()) {
     throw UsageError(option + " " + std::to_string(threads) + ": expected 0 (all " +
-                     std::to_string(available_cpus()) + " CPUs) to " +
-                     std::to_string(thread_limit()) + " (4 threads per CPU)");
+                     std::to_string(default_threads()) + " CPUs) to " +
+                     std::to_string(most_threads()) + " (4 threads per CPU)");
   }
-  return resolve_threads(static_cast<int>(threads));
+  return threads > 0 ? static_cast<int>(threads) : default_threads();
 }
 
 CLI::Option* add_position_offset_option(CLI::App& command, int64_t& position_offset) {
   return command
       .add_option("--position-offset", position_offset,
                   "Add K to every position id, as if each input began K tokens later (0 to " +
-                      std::to_string(kMaxPositionOffset) +
+                      std::to_string(max_position_offset()) +
                       "): relative PE kinds (rope, alibi, relative) answer the same, absolute "
                       "ones (sinusoidal, learned) differently; a learned table refuses positions "
                       "past its end")
@@ -317,7 +314,7 @@ CLI::Option* add_position_offset_option(CLI::App& command, int64_t& position_off
 }
 
 void check_position_offset(int64_t position_offset) {
-  check_range("--position-offset", position_offset, 0, kMaxPositionOffset);
+  check_range("--position-offset", position_offset, 0, max_position_offset());
 }
 
 void check_range(const std::string& option, int64_t value, int64_t lowest, int64_t highest) {

@@ -13,13 +13,6 @@
 #include <utility>
 #include <vector>
 
-#include "engine/threads.h"         // available_cpus, thread_limit
-#include "models/forward_memory.h"  // check_forward_memory, shared with the library
-
-namespace tinyenc {
-struct EncoderConfig;
-}
-
 namespace tinyenc::cli {
 
 // --- Texts in ----------------------------------------------------------------------------------
@@ -81,9 +74,9 @@ std::string checked_dtype(const std::string& text);
 
 // --- Position offset --------------------------------------------------------------------------
 
-// Registers --position-offset K (EncoderInput::position_offset: every position id + K).
+// Registers --position-offset K (Options::position_offset: every position id + K).
 CLI::Option* add_position_offset_option(CLI::App& command, int64_t& position_offset);
-// Throws UsageError unless 0 <= K <= kMaxPositionOffset.
+// Throws UsageError unless 0 <= K <= max_position_offset() (<tinyenc/options.h>).
 void check_position_offset(int64_t position_offset);
 
 // --- Numbers -----------------------------------------------------------------------------------
@@ -101,8 +94,8 @@ void add_threads_option(CLI::App& command, int& threads);
 void add_thread_counts_option(CLI::App& command, std::string& thread_counts,
                               const std::string& reason);
 
-// `threads` if 1 <= threads <= thread_limit(), available_cpus() for 0 (engine/threads.h, where
-// the 0 of the library's Options::threads is resolved too); otherwise throws
+// `threads` if 1 <= threads <= most_threads(), the CPUs for 0 (RuntimeInfo::cpus, the 0 of the
+// library's Options::threads: <tinyenc/options.h>, <tinyenc/info.h>); otherwise throws
 // UsageError naming `option`.
 int checked_threads(int64_t threads, const std::string& option = "--threads");
 

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "engine/encoder.h"
+#include "models/model_info.h"
 #include "models/normalize_embedding.h"
 #include "models/pipeline.h"
 #include "models/public_tokenizer_impl.h"
@@ -284,9 +285,7 @@ int run(RunOptions& options) {
                  "table leaves them out\n");
   }
   if (options.verbose) {
-    const nlohmann::json summary = summarize_model(pipeline.dir(), pipeline.model(),
-                                                   pipeline.encoder(), &pipeline.tokenizer());
-    std::fprintf(stderr, "tinyenc: %s\n", summary_line(summary).c_str());
+    std::fprintf(stderr, "tinyenc: %s\n", summary_line(model_info(pipeline)).c_str());
   }
 
   CorpusOptions corpus;
