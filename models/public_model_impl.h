@@ -3,11 +3,13 @@
 // models/public_*.cc include it.
 #pragma once
 
+#include <tinyenc/forward.h>
 #include <tinyenc/tinyenc.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <filesystem>
+#include <memory>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -45,6 +47,9 @@ auto guarded(Work&& work) -> decltype(work()) {
 }
 
 Error bad_input(const std::string& message);
+
+// Model::load, and load_for_forward (<tinyenc/forward.h>) with its tokenizer and hint options.
+Model load_model(const std::string& folder, const ForwardLoadOptions& options);
 
 struct Model::Impl {
   Impl(const std::string& folder, const PipelineOptions& pipeline_options, const Options& options)
@@ -88,6 +93,11 @@ struct Model::Impl {
 struct ModelAccess {
   static Model::Impl& impl(Model& model) { return *model.impl_; }
   static const Model::Impl& impl(const Model& model) { return *model.impl_; }
+  // A Model of the folder's pipeline.
+  static Model make(const std::string& folder, const PipelineOptions& pipeline_options,
+                    const Options& options) {
+    return Model(std::make_unique<Model::Impl>(folder, pipeline_options, options));
+  }
 };
 
 }  // namespace tinyenc

@@ -1,4 +1,6 @@
 // tinyenc: a small, fast Transformer encoder for the CPU.
+#include <tinyenc/tinyenc.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -143,6 +145,9 @@ int main(int argc, char** argv) {
     // A path that cannot be looked at (a symlink loop, a name too long): say which and why in
     // the documented form, not the library's "filesystem error: status: ...".
     return fail(2, e.path1().string() + ": " + e.code().message());
+  } catch (const tinyenc::Error& e) {
+    // The public library's errors, sorted as it sorts the exceptions above.
+    return fail(e.kind() == tinyenc::Error::Kind::kBadInput ? 2 : 1, e.what());
   } catch (const std::bad_alloc&) {
     return fail(1, "out of memory");
   } catch (const std::exception& e) {
