@@ -49,15 +49,17 @@ struct ForwardRequest {
   bool output_attentions = false;
   // K added to every token's position id (position_ids = K, K+1, ...), 0 to 65536; empty: the
   // model's own (Options::position_offset, or the last set_position_offset()). Relative
-  // encodings (RoPE, ALiBi, T5) give the same outputs at any K, absolute ones (sinusoidal,
-  // learned) others.
+  // encodings (RoPE, ALiBi, T5) give the same outputs at any K (up to float rounding), absolute
+  // ones (sinusoidal, learned) others.
   std::optional<int64_t> position_offset;
 };
 
 // One input's outputs. Float arrays are row-major; `tokens` is the input's own length (no
 // padding rows), `dimension` Model::dimension(), `heads` attention_heads().
 struct ForwardOutput {
-  std::vector<float> pooled;             // [dimension]; empty with pooling none
+  // [dimension], L2-normalized when the folder (a sentence-transformers Normalize) or
+  // Options::normalize asks, as Model::embed gives it; empty with pooling none.
+  std::vector<float> pooled;
   std::vector<float> logits;             // [labels().size()]; empty without a classification head
   std::vector<float> probabilities;      // softmax of the logits; empty without a head
   int64_t label = -1;                    // argmax of the logits; -1 without a head
@@ -72,9 +74,10 @@ struct ForwardOutput {
 
 // The encoder on the encodings as given (their ids and token types; no tokenizer, no special
 // tokens added, no check()): one forward pass over the whole batch, padded to its longest
-// input when the options keep hidden states or attentions, packed otherwise. Outputs are in the
-// batch's order. Error kBadInput for an empty encoding, one a learned position table cannot
-// hold at the offset, or an input whose outputs overflow float32 (named "input N", from 1).
+// input when the request keeps hidden states or attentions, packed otherwise (the same numbers
+// up to float rounding). Outputs are in the batch's order; the caller picks the batch's size. Error
+// kBadInput for an empty encoding, one a learned position table cannot hold at the offset, or an
+// input whose outputs overflow float32 (named "input N", from 1).
 std::vector<ForwardOutput> forward(Model& model, const std::vector<Encoding>& batch,
                                    const ForwardRequest& request = {});
 

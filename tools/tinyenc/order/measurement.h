@@ -1,6 +1,6 @@
 // The measuring half of `tinyenc order`: a sentence and its reorderings encoded for one model
-// (through the library's pipeline: no loader of its own), run in batches, and the distances
-// between the original's outputs and each reordering's, pooled and layer by layer.
+// (through the public library's <tinyenc/forward.h>: no loader of its own), run in batches, and
+// the distances between the original's outputs and each reordering's, pooled and layer by layer.
 #pragma once
 
 #include <cstddef>
