@@ -86,21 +86,31 @@ Model& Model::operator=(Model&&) noexcept = default;
 Model::~Model() = default;
 
 Model Model::load(const std::string& folder, const Options& options) {
+  ForwardLoadOptions load_options;
+  load_options.options = options;
+  // A chunk's positions would not be the text's: no chunks with a position offset.
+  load_options.truncate_hint =
+      options.position_offset > 0
+          ? "set Options::truncate to cut it"
+          : "set Options::truncate to cut it or EmbedOptions::long_texts \"chunk\" to split it";
+  return load_model(folder, load_options);
+}
+
+Model load_model(const std::string& folder, const ForwardLoadOptions& load_options) {
   return guarded([&] {
+    const Options& options = load_options.options;
     check_threads(options.threads);
     PipelineOptions pipeline_options;
     pipeline_options.pooling = parse_pooling(options.pooling);
     pipeline_options.truncate = options.truncate;
     pipeline_options.dtype = options.dtype;
-    // A chunk's positions would not be the text's: no chunks with a position offset.
-    pipeline_options.truncate_hint =
-        options.position_offset > 0
-            ? "set Options::truncate to cut it"
-            : "set Options::truncate to cut it or EmbedOptions::long_texts \"chunk\" to split it";
+    pipeline_options.truncate_hint = load_options.truncate_hint;
+    pipeline_options.require_tokenizer = load_options.require_tokenizer;
+    pipeline_options.tokenizer_hint = load_options.tokenizer_hint;
     pipeline_options.position_offset = options.position_offset;
-    auto impl = std::make_unique<Impl>(folder, pipeline_options, options);
+    Model model = ModelAccess::make(folder, pipeline_options, options);
     set_threads(options.threads);
-    return Model(std::move(impl));
+    return model;
   });
 }
 

@@ -3,6 +3,7 @@
 // errors become tinyenc::Error. Private: only models/public_*.cc include it.
 #pragma once
 
+#include <tinyenc/forward.h>
 #include <tinyenc/tinyenc.h>
 
 #include <algorithm>
@@ -45,6 +46,8 @@ Error bad_input(const std::string& message);
 
 // Throws Error kBadInput unless 0 <= threads <= thread_limit() (Options::threads).
 void check_threads(int threads);
+// Model::load, and load_for_forward (<tinyenc/forward.h>) with its tokenizer and hint options.
+Model load_model(const std::string& folder, const ForwardLoadOptions& options);
 
 struct Model::Impl {
   Impl(const std::string& folder, const PipelineOptions& pipeline_options, const Options& options)

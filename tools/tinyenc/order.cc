@@ -23,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include <tinyenc/forward.h>
+
 #include "tools/tinyenc/command.h"
 #include "tools/tinyenc/line_reader.h"
 #include "tools/tinyenc/options.h"
@@ -160,7 +162,7 @@ int run(const OrderOptions& options) {
   if (options.shuffles <= 0 || options.shuffles > 100000) {
     throw UsageError("--shuffles must be in [1, 100000], got " + std::to_string(options.shuffles));
   }
-  set_threads(checked_threads(options.threads));
+  const int threads = checked_threads(options.threads);
   const std::string dtype = checked_dtype(options.dtype);
   const Inputs inputs = gather_inputs(options);
   const Unit unit = parse_unit(options);
@@ -197,14 +199,15 @@ int run(const OrderOptions& options) {
     }
   }
   if (!shift_offsets.empty()) {
-    run_shift_experiment(inputs.models, inputs.sentences, shift_offsets, dtype, format, sink,
-                         options.plot_dir);
+    run_shift_experiment(inputs.models, inputs.sentences, shift_offsets, dtype, threads, format,
+                         sink, options.plot_dir);
     sink.commit();
     return 0;
   }
   if (options.experiments.any()) {
     run_experiment(options.experiments,
-                   {inputs.models, inputs.sentences, format, options.plot_dir, dtype}, sink);
+                   {inputs.models, inputs.sentences, format, options.plot_dir, dtype, threads},
+                   sink);
     sink.commit();
     return 0;
   }
@@ -222,7 +225,7 @@ int run(const OrderOptions& options) {
   // layers.svg marks the models some of whose reorderings compare mean hidden states.
   std::vector<std::string> layer_notes, marked_names;
   for (size_t m = 0; m < inputs.models.size(); ++m) {
-    MeasuredModel model(inputs.models[m], need_tokenizer, dtype);
+    MeasuredModel model(inputs.models[m], need_tokenizer, dtype, threads);
     model.set_position_offset(options.position_offset);
     report.model_paths.push_back(inputs.models[m].string());
     report.model_pe.push_back(model.position_encoding());

@@ -81,13 +81,13 @@ void add_uniform_rows(int64_t tokens, DistanceStatistics& sum) {
 
 std::vector<ModelAttentionDistance> measure_attention_distance(
     const std::vector<std::filesystem::path>& models, const std::vector<Sentence>& sentences,
-    const std::string& dtype) {
+    const std::string& dtype, int threads) {
   const std::vector<std::string> names = model_names(models);
   const bool need_tokenizer =
       std::any_of(sentences.begin(), sentences.end(), [](const Sentence& s) { return !s.ids; });
   std::vector<ModelAttentionDistance> results;
   for (size_t m = 0; m < models.size(); ++m) {
-    MeasuredModel model(models[m], need_tokenizer, dtype);
+    MeasuredModel model(models[m], need_tokenizer, dtype, threads);
     std::vector<Encoding> encodings;
     for (const Sentence& sentence : sentences) encodings.push_back(model.encode(sentence));
 
@@ -101,21 +101,19 @@ std::vector<ModelAttentionDistance> measure_attention_distance(
       const size_t end = std::min(encodings.size(), begin + kBatch);
       std::vector<const Encoding*> batch;
       for (size_t s = begin; s < end; ++s) batch.push_back(&encodings[s]);
-      const EncoderOutput output = model.forward(batch, true);
-      result.heads = output.heads;
+      const std::vector<ForwardOutput> output = model.forward(batch, true);
+      result.heads = model.heads();
       result.per_head.resize(static_cast<size_t>(result.layers * result.heads));
-      const int64_t seq = output.seq;
       for (size_t s = begin; s < end; ++s) {
         const int64_t tokens = static_cast<int64_t>(encodings[s].size());
-        const int64_t b = static_cast<int64_t>(s - begin);
         result.queries += static_cast<size_t>(tokens);
         add_uniform_rows(tokens, result.uniform);
         for (int64_t layer = 0; layer < result.layers; ++layer) {
-          const std::vector<float>& attention = output.attention[static_cast<size_t>(layer)];
+          const std::vector<float>& attention =
+              output[s - begin].attentions[static_cast<size_t>(layer)];
           for (int64_t head = 0; head < result.heads; ++head) {
-            // Rows and columns past the sentence's length are padding: never attended to.
-            const float* matrix = attention.data() + ((b * result.heads + head) * seq) * seq;
-            add_attention_rows(matrix, tokens, seq,
+            const float* matrix = attention.data() + (head * tokens) * tokens;
+            add_attention_rows(matrix, tokens, tokens,
                                result.per_head[static_cast<size_t>(layer * result.heads + head)]);
           }
         }

@@ -46,7 +46,7 @@ void add_uniform_rows(int64_t tokens, DistanceStatistics& sum);
 // Every model on every sentence, one padded forward pass per batch.
 std::vector<ModelAttentionDistance> measure_attention_distance(
     const std::vector<std::filesystem::path>& models, const std::vector<Sentence>& sentences,
-    const std::string& dtype);
+    const std::string& dtype, int threads);
 
 // Per model: a row per layer and head, then each layer's mean over heads and the uniform baseline.
 std::string attention_distance_table(const std::vector<ModelAttentionDistance>& models);

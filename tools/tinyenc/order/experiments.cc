@@ -125,8 +125,9 @@ void run_experiment(const ExperimentOptions& options, const ExperimentInputs& in
       LineReader in(options.extrapolate, LineReader::Endless::kRefuse);
       sentences = read_labelled_sentences(in);
     }
-    const ExtrapolationReport report = measure_extrapolation(
-        inputs.models, sentences, options.extrapolate, options.bucket, inputs.dtype);
+    const ExtrapolationReport report =
+        measure_extrapolation(inputs.models, sentences, options.extrapolate, options.bucket,
+                              inputs.dtype, inputs.threads);
     if (inputs.format == OutputFormat::kJson) {
       sink.write(extrapolation_json(report));
     } else if (inputs.format == OutputFormat::kCsv) {
@@ -138,7 +139,7 @@ void run_experiment(const ExperimentOptions& options, const ExperimentInputs& in
     return;
   }
   const std::vector<ModelAttentionDistance> models =
-      measure_attention_distance(inputs.models, inputs.sentences, inputs.dtype);
+      measure_attention_distance(inputs.models, inputs.sentences, inputs.dtype, inputs.threads);
   if (inputs.format == OutputFormat::kJson) {
     sink.write(attention_distance_json(models));
   } else if (inputs.format == OutputFormat::kCsv) {

@@ -34,6 +34,7 @@ struct ExperimentInputs {
   OutputFormat format = OutputFormat::kText;
   std::string plot_dir;  // "" draws nothing
   std::string dtype;
+  int threads = 0;  // as Options::threads takes it
 };
 
 // Runs the experiment `options` asks for and writes its results to `sink` (not committed).

@@ -9,9 +9,13 @@
 #include <set>
 #include <stdexcept>
 
-#include "engine/io/json_document.h"
-#include "engine/io/quoted.h"
-#include "models/pipeline.h"
+#include <tinyenc/encoding.h>
+#include <tinyenc/forward.h>
+#include <tinyenc/text.h>
+#include <tinyenc/tinyenc.h>
+#include <tinyenc/tokenizer.h>
+
+#include "engine/io/json_document.h"  // parse_json_unique_keys
 #include "tools/tinyenc/command.h"
 #include "tools/tinyenc/json_text.h"
 #include "tools/tinyenc/order/experiments.h"
@@ -44,9 +48,9 @@ std::optional<int64_t> training_max_tokens(const std::filesystem::path& dir) {
 }
 
 // Why sentences of `tokens` tokens cannot run, for a model that runs at most `limit`.
-std::string cannot_reason(const LoadedModel& model, int64_t tokens, int64_t limit) {
+std::string cannot_reason(const Model& model, int64_t tokens, int64_t limit) {
   const std::string count = std::to_string(tokens) + " tokens";
-  if (has_position_table(model.config.encoder.position_encoding.kind)) {
+  if (has_position_table(model)) {
     return count + ": past the learned position table's " + std::to_string(limit) + " positions";
   }
   return count + ": longer than the " + std::to_string(limit) +
@@ -128,7 +132,7 @@ int64_t choose_bucket_width(int64_t shortest, int64_t longest, int64_t asked) {
 ExtrapolationReport measure_extrapolation(const std::vector<std::filesystem::path>& models,
                                           const std::vector<LabelledSentence>& sentences,
                                           const std::string& file, int64_t bucket,
-                                          const std::string& dtype) {
+                                          const std::string& dtype, int threads) {
   ExtrapolationReport report;
   report.file = file;
   report.sentences = sentences.size();
@@ -136,19 +140,19 @@ ExtrapolationReport measure_extrapolation(const std::vector<std::filesystem::pat
   std::vector<std::vector<SentenceRun>> runs(models.size());
   std::vector<std::map<int64_t, std::string>> reasons(models.size());  // tokens -> why not
   for (size_t m = 0; m < models.size(); ++m) {
-    PipelineOptions pipeline_options;
-    pipeline_options.dtype = dtype;
-    pipeline_options.truncate_hint = "";
-    Pipeline pipeline(models[m], pipeline_options);
-    const LoadedModel& model = pipeline.model();
+    ForwardLoadOptions load_options;
+    load_options.options.dtype = dtype;
+    load_options.options.threads = threads;
+    load_options.truncate_hint = "";
+    Model model = load_for_forward(models[m].string(), load_options);
     ModelExtrapolation result;
     result.path = models[m].string();
     result.name = names[m];
-    result.position_encoding = position_encoding_name(model.config.encoder.position_encoding.kind);
-    result.max_tokens = model.config.max_sequence_length;
+    result.position_encoding = position_encoding(model);
+    result.max_tokens = model.max_tokens();
     result.training_max_tokens = training_max_tokens(models[m]);
 
-    const int64_t label_count = model.config.encoder.num_labels;
+    const int64_t label_count = static_cast<int64_t>(model.labels().size());
     if (label_count <= 0) {
       throw UsageError(result.path + ": no classification head (id2label): --extrapolate " +
                        "measures the accuracy of labels");
@@ -156,9 +160,9 @@ ExtrapolationReport measure_extrapolation(const std::vector<std::filesystem::pat
     std::map<std::string, int64_t> label_ids;
     std::string known;
     for (int64_t k = 0; k < label_count; ++k) {
-      label_ids.emplace(pipeline.label_name(k), k);
+      label_ids.emplace(label_name(model, k), k);
       if (k) known += ", ";
-      known += pipeline.label_name(k);
+      known += label_name(model, k);
     }
 
     std::vector<Encoding> encodings;
@@ -172,8 +176,9 @@ ExtrapolationReport measure_extrapolation(const std::vector<std::filesystem::pat
       }
       Encoding encoding;
       try {
-        encoding = pipeline.tokenize(sentence.text);
-      } catch (const std::invalid_argument& e) {
+        encoding = Tokenizer::of(model).encode(sentence.text);
+      } catch (const Error& e) {
+        if (e.kind() != Error::Kind::kBadInput) throw;
         throw UsageError(sentence.origin + ": text: " + e.what());
       }
       const int64_t tokens = static_cast<int64_t>(encoding.size());
@@ -182,7 +187,7 @@ ExtrapolationReport measure_extrapolation(const std::vector<std::filesystem::pat
         reasons[m].emplace(tokens, cannot_reason(model, tokens, result.max_tokens));
         continue;
       }
-      pipeline.check(encoding, sentence.origin);
+      check(model, encoding, sentence.origin);
       runs[m][s].runs = true;
       encodings.push_back(std::move(encoding));
       runnable.push_back(s);
@@ -191,12 +196,7 @@ ExtrapolationReport measure_extrapolation(const std::vector<std::filesystem::pat
       const size_t end = std::min(encodings.size(), begin + kBatch);
       const std::vector<Encoding> batch(encodings.begin() + static_cast<ptrdiff_t>(begin),
                                         encodings.begin() + static_cast<ptrdiff_t>(end));
-      std::vector<TextOutput> outputs;
-      try {
-        outputs = pipeline.run(batch, false);
-      } catch (const NonFiniteOutputError& e) {
-        throw std::invalid_argument(result.path + ": " + e.what());
-      }
+      const std::vector<ForwardOutput> outputs = forward(model, batch);
       for (size_t i = begin; i < end; ++i) {
         const size_t s = runnable[i];
         runs[m][s].correct = outputs[i - begin].label == label_ids.at(sentences[s].label);

@@ -63,7 +63,7 @@ int64_t choose_bucket_width(int64_t shortest, int64_t longest, int64_t asked);
 ExtrapolationReport measure_extrapolation(const std::vector<std::filesystem::path>& models,
                                           const std::vector<LabelledSentence>& sentences,
                                           const std::string& file, int64_t bucket,
-                                          const std::string& dtype);
+                                          const std::string& dtype, int threads);
 
 // Length buckets as rows, models as columns: "accuracy (correct/sentences)" or "cannot".
 std::string extrapolation_table(const ExtrapolationReport& report);

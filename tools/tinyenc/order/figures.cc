@@ -59,9 +59,9 @@ void plot_attention(MeasuredModel& model, const std::string& name, const Experim
                  name.c_str(), std::max(tokens_a, tokens_b));
     return;
   }
-  const EncoderOutput a = model.forward({&experiment.encoding}, true);
-  const EncoderOutput b = model.forward({&variant.encoding}, true);
-  const int64_t heads = a.heads;
+  const ForwardOutput a = model.forward({&experiment.encoding}, true)[0];
+  const ForwardOutput b = model.forward({&variant.encoding}, true)[0];
+  const int64_t heads = model.heads();
   plot::AttentionFigure figure;
   figure.heads = heads;
   figure.title = name + " (pe " + model.position_encoding() + "): attention of layer 1, by head";
@@ -69,8 +69,8 @@ void plot_attention(MeasuredModel& model, const std::string& name, const Experim
       "rows: queries, columns: keys. Without position information B's matrices are A's with "
       "rows and columns permuted.";
   figure.panels.push_back(
-      {"A: " + experiment.sentence.text, experiment.encoding.tokens, a.attention[0]});
-  figure.panels.push_back({"B: " + variant.text, variant.encoding.tokens, b.attention[0]});
+      {"A: " + experiment.sentence.text, experiment.encoding.tokens, a.attentions[0]});
+  figure.panels.push_back({"B: " + variant.text, variant.encoding.tokens, b.attentions[0]});
   if (variant.alignment) {
     // B's probabilities looked up through the alignment: row t, column u of A's order.
     const std::vector<size_t>& align = *variant.alignment;
@@ -80,7 +80,7 @@ void plot_attention(MeasuredModel& model, const std::string& name, const Experim
       for (size_t t = 0; t < t_count; ++t) {
         for (size_t u = 0; u < t_count; ++u) {
           back[(h * t_count + t) * t_count + u] =
-              b.attention[0][(h * t_count + align[t]) * t_count + align[u]];
+              b.attentions[0][(h * t_count + align[t]) * t_count + align[u]];
         }
       }
     }

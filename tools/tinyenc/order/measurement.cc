@@ -1,6 +1,7 @@
 #include "tools/tinyenc/order/measurement.h"
 
 #include <tinyenc/text.h>
+#include <tinyenc/tokenizer.h>
 
 #include <algorithm>
 #include <cmath>
@@ -8,8 +9,6 @@
 #include <numeric>
 #include <stdexcept>
 #include <utility>
-
-#include "models/public_tokenizer_impl.h"
 
 namespace tinyenc::cli::order {
 namespace {
@@ -27,18 +26,16 @@ std::string join_tokens(const std::vector<std::string>& tokens,
   return text;
 }
 
-// One sequence's share of a batched forward pass.
+// One sequence's outputs, as the measures read them.
 struct SequenceView {
-  const EncoderOutput* output;
-  size_t row;
+  const ForwardOutput* output;
   size_t length;
+  size_t d;
 
   const float* hidden(size_t layer, size_t token) const {
-    const size_t d = static_cast<size_t>(output->d_model);
-    return output->layer_hidden[layer].data() + (row * output->seq + token) * d;
+    return output->hidden_states[layer].data() + token * d;
   }
   std::vector<float> mean_hidden(size_t layer) const {
-    const size_t d = static_cast<size_t>(output->d_model);
     std::vector<float> mean(d, 0.0f);
     for (size_t t = 0; t < length; ++t) {
       for (size_t i = 0; i < d; ++i) mean[i] += hidden(layer, t)[i];
@@ -48,26 +45,19 @@ struct SequenceView {
   }
   // The pooled embedding; the mean of the last layer for models without pooling.
   std::vector<float> pooled() const {
-    const size_t d = static_cast<size_t>(output->d_model);
-    if (output->pooled.empty()) return mean_hidden(output->layer_hidden.size() - 1);
-    return std::vector<float>(output->pooled.begin() + row * d,
-                              output->pooled.begin() + (row + 1) * d);
+    if (output->pooled.empty()) return mean_hidden(output->hidden_states.size() - 1);
+    return output->pooled;
   }
-  std::vector<float> logits() const {
-    if (output->logits.empty()) return {};
-    const size_t labels = output->logits.size() / static_cast<size_t>(output->batch);
-    return std::vector<float>(output->logits.begin() + row * labels,
-                              output->logits.begin() + (row + 1) * labels);
-  }
+  const std::vector<float>& logits() const { return output->logits; }
 };
 
 Result measure(const SequenceView& original, const SequenceView& reordered,
                const std::optional<std::vector<size_t>>& alignment) {
   Result result;
-  const int64_t d = original.output->d_model;
+  const int64_t d = static_cast<int64_t>(original.d);
   const std::vector<float> a = original.pooled(), b = reordered.pooled();
   result.cosine_distance = cosine_distance(a.data(), b.data(), d);
-  const std::vector<float> logits_a = original.logits(), logits_b = reordered.logits();
+  const std::vector<float>&logits_a = original.logits(), &logits_b = reordered.logits();
   if (!logits_a.empty()) {
     const LogitChange change = compare_logits(logits_a, logits_b);
     result.max_abs_logit_delta = change.max_abs_delta;
@@ -75,7 +65,7 @@ Result measure(const SequenceView& original, const SequenceView& reordered,
     result.perturbed_label = change.label_b;
   }
   result.token_aligned = alignment.has_value();
-  for (size_t layer = 0; layer < original.output->layer_hidden.size(); ++layer) {
+  for (size_t layer = 0; layer < original.output->hidden_states.size(); ++layer) {
     double distance = 0;
     if (alignment) {
       // The token that was at t, wherever it stands now: with no position information its
@@ -103,19 +93,27 @@ std::string describe(const Sentence& sentence) {
 }
 
 MeasuredModel::MeasuredModel(const std::filesystem::path& dir, bool need_tokenizer,
-                             const std::string& dtype)
-    : pipeline_(dir, pipeline_options(need_tokenizer, dtype)) {
+                             const std::string& dtype, int threads)
+    : dir_(dir), model_(load(dir, need_tokenizer, dtype, threads)) {
   // --ids only: a tokenizer, when the folder has one that loads, still says which ids are
   // its template's tokens (<s> </s>, [CLS] [SEP]), and those stay in place.
-  if (pipeline_.has_tokenizer()) {
-    const SubwordTokenizer& tokenizer = pipeline_.tokenizer();
-    for (const TemplateItem& item : tokenizer.special_template().single) {
-      if (item.kind == TemplateItem::Kind::kSpecialToken) template_ids_.insert(item.id);
-    }
-    const Tokenizer vocabulary = TokenizerAccess::borrowing(tokenizer);
-    unknown_ = UnknownToken::of(vocabulary);
-    lexicon_ = Lexicon(vocabulary);
+  if (has_tokenizer(model_)) {
+    const Tokenizer tokenizer = Tokenizer::of(model_);
+    for (int32_t id : tokenizer.template_token_ids()) template_ids_.insert(id);
+    unknown_ = UnknownToken::of(tokenizer);
+    lexicon_ = Lexicon(tokenizer);
   }
+}
+
+Model MeasuredModel::load(const std::filesystem::path& dir, bool need_tokenizer,
+                          const std::string& dtype, int threads) {
+  ForwardLoadOptions options;
+  options.options.dtype = dtype;
+  options.options.threads = threads;
+  options.truncate_hint = "";  // reordering a cut sentence would measure something else
+  options.require_tokenizer = need_tokenizer;
+  options.tokenizer_hint = " (without a tokenizer, give sentences as --ids 1,2,3)";
+  return load_for_forward(dir.string(), options);
 }
 
 Encoding MeasuredModel::encode(const Sentence& sentence) const {
@@ -128,8 +126,9 @@ Encoding MeasuredModel::encode(const Sentence& sentence) const {
     }
   } else {
     try {
-      encoding = pipeline_.tokenize(sentence.text);
-    } catch (const std::invalid_argument& e) {  // text that is not UTF-8
+      encoding = Tokenizer::of(model_).encode(sentence.text);
+    } catch (const Error& e) {  // text that is not UTF-8
+      if (e.kind() != Error::Kind::kBadInput) throw;
       throw std::invalid_argument(describe(sentence) + ": " + e.what());
     }
   }
@@ -147,24 +146,14 @@ std::vector<std::string> MeasuredModel::unknown_sources(const Encoding& encoding
   return sources;
 }
 
-EncoderOutput MeasuredModel::forward(const std::vector<const Encoding*>& batch, bool attention) {
-  ForwardOptions options;
-  options.layer_hidden_states = true;
-  options.attention_probabilities = attention;
-  try {
-    return pipeline_.forward(batch, options);
-  } catch (const NonFiniteOutputError& e) {
-    throw std::invalid_argument(dir().string() + ": " + e.what());
-  }
-}
-
-PipelineOptions MeasuredModel::pipeline_options(bool need_tokenizer, const std::string& dtype) {
-  PipelineOptions options;
-  options.dtype = dtype;
-  options.truncate_hint = "";  // reordering a cut sentence would measure something else
-  options.require_tokenizer = need_tokenizer;
-  options.tokenizer_hint = " (without a tokenizer, give sentences as --ids 1,2,3)";
-  return options;
+std::vector<ForwardOutput> MeasuredModel::forward(const std::vector<const Encoding*>& batch,
+                                                  bool attention) {
+  std::vector<Encoding> encodings;
+  for (const Encoding* encoding : batch) encodings.push_back(*encoding);
+  ForwardRequest request;
+  request.output_hidden_states = true;
+  request.output_attentions = attention;
+  return tinyenc::forward(model_, encodings, request);
 }
 
 void reorder_tokens(const MeasuredModel& model, const PerturbationSpec& spec,
@@ -262,17 +251,18 @@ double cosine_distance(const float* a, const float* b, int64_t n) {
 
 std::vector<Result> measure_experiment(MeasuredModel& model, const Experiment& experiment) {
   std::vector<Result> results;
-  const EncoderOutput original_output = model.forward({&experiment.encoding}, false);
-  const SequenceView original{&original_output, 0, experiment.encoding.size()};
+  const std::vector<ForwardOutput> original_output = model.forward({&experiment.encoding}, false);
+  const size_t d = static_cast<size_t>(model.dimension());
+  const SequenceView original{&original_output[0], experiment.encoding.size(), d};
   for (size_t begin = 0; begin < experiment.variants.size(); begin += kBatch) {
     const size_t end = std::min(experiment.variants.size(), begin + kBatch);
     std::vector<const Encoding*> batch;
     for (size_t v = begin; v < end; ++v) batch.push_back(&experiment.variants[v].encoding);
-    const EncoderOutput output = model.forward(batch, false);
+    const std::vector<ForwardOutput> output = model.forward(batch, false);
     for (size_t v = begin; v < end; ++v) {
       const Variant& variant = experiment.variants[v];
       Result result =
-          measure(original, {&output, v - begin, variant.encoding.size()}, variant.alignment);
+          measure(original, {&output[v - begin], variant.encoding.size(), d}, variant.alignment);
       result.text = experiment.sentence.text;
       result.perturbation = variant.name;
       result.perturbed_text = variant.text;

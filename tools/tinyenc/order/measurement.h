@@ -1,6 +1,6 @@
 // The measuring half of `tinyenc order`: a sentence and its reorderings encoded for one model
-// (through the library's pipeline: no loader of its own), run in batches, and the distances
-// between the original's outputs and each reordering's, pooled and layer by layer.
+// (through the public library's <tinyenc/forward.h>: no loader of its own), run in batches, and
+// the distances between the original's outputs and each reordering's, pooled and layer by layer.
 #pragma once
 
 #include <cstddef>
@@ -11,9 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "engine/encoder.h"
-#include "engine/pe/position_encoding.h"
-#include "models/pipeline.h"
+#include <tinyenc/encoding.h>
+#include <tinyenc/forward.h>
+#include <tinyenc/tinyenc.h>
+
 #include "tools/tinyenc/order/perturbation.h"
 #include "tools/tinyenc/unknown_tokens.h"
 
@@ -29,21 +30,21 @@ struct Sentence {
 // The sentence as errors name it: where it came from and, when printable, the text.
 std::string describe(const Sentence& sentence);
 
-// The pipeline of one model folder, as the experiment uses it: sentences given as ids keep the
-// template's special tokens in place, and every forward pass keeps each layer's hidden states.
+// One model folder, as the experiment uses it: sentences given as ids keep the template's
+// special tokens in place, and every forward pass keeps each layer's hidden states.
 class MeasuredModel {
  public:
-  // `dtype` as PipelineOptions::dtype takes it ("" is the folder's default).
+  // `dtype` as Options::dtype takes it ("" is the folder's default); `threads` as
+  // Options::threads.
   MeasuredModel(const std::filesystem::path& dir, bool need_tokenizer,
-                const std::string& dtype = "");
+                const std::string& dtype = "", int threads = 0);
 
-  const std::filesystem::path& dir() const { return pipeline_.dir(); }
-  std::string position_encoding() const {
-    return std::string(
-        position_encoding_name(pipeline_.model().config.encoder.position_encoding.kind));
-  }
-  int64_t layers() const { return pipeline_.model().config.encoder.layers; }
-  const std::vector<std::string>& labels() const { return pipeline_.model().config.labels; }
+  const std::filesystem::path& dir() const { return dir_; }
+  std::string position_encoding() const { return tinyenc::position_encoding(model_); }
+  int64_t layers() const { return num_layers(model_); }
+  const std::vector<std::string>& labels() const { return model_.labels(); }
+  int64_t dimension() const { return model_.dimension(); }
+  int64_t heads() const { return attention_heads(model_); }
   // The id the tokenizer gives to what its vocabulary lacks (<unk>, [UNK]); none without a
   // tokenizer.
   const UnknownToken& unknown() const { return unknown_; }
@@ -58,18 +59,23 @@ class MeasuredModel {
   Encoding encode(const Sentence& sentence) const;
 
   // Ids in range and length within what the position encoding allows.
-  void check(Encoding& encoding, const std::string& what) const { pipeline_.check(encoding, what); }
+  void check(Encoding& encoding, const std::string& what) const {
+    tinyenc::check(model_, encoding, what);
+  }
 
-  // EncoderInput::position_offset of the passes from now on (--position-offset, --shift).
-  void set_position_offset(int64_t offset) { pipeline_.set_position_offset(offset); }
+  // The position offset of the passes from now on (--position-offset, --shift).
+  void set_position_offset(int64_t offset) { tinyenc::set_position_offset(model_, offset); }
 
-  // One padded forward pass keeping every layer's hidden states (and attention if asked).
-  EncoderOutput forward(const std::vector<const Encoding*>& batch, bool attention);
+  // One padded forward pass keeping every layer's hidden states (and attention if asked), one
+  // output per encoding.
+  std::vector<ForwardOutput> forward(const std::vector<const Encoding*>& batch, bool attention);
 
  private:
-  static PipelineOptions pipeline_options(bool need_tokenizer, const std::string& dtype);
+  static Model load(const std::filesystem::path& dir, bool need_tokenizer, const std::string& dtype,
+                    int threads);
 
-  Pipeline pipeline_;
+  std::filesystem::path dir_;
+  Model model_;
   std::set<int32_t> template_ids_;  // ids of the tokenizer template's special tokens
   UnknownToken unknown_;
   Lexicon lexicon_;

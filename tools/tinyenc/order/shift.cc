@@ -5,7 +5,6 @@
 #include <set>
 #include <stdexcept>
 
-#include "engine/encoder.h"
 #include "tools/tinyenc/command.h"
 #include "tools/tinyenc/order/figures.h"
 #include "tools/tinyenc/order/measurement.h"
@@ -19,12 +18,11 @@ namespace {
 
 // The pooled output of sequence 0 of a one-sequence pass; the mean of the last hidden state for
 // models without pooling (as the reordering experiment measures them).
-std::vector<float> pooled(const EncoderOutput& output, size_t length) {
-  const size_t d = static_cast<size_t>(output.d_model);
-  if (!output.pooled.empty()) return {output.pooled.begin(), output.pooled.begin() + d};
+std::vector<float> pooled(const ForwardOutput& output, size_t length, size_t d) {
+  if (!output.pooled.empty()) return output.pooled;
   std::vector<float> mean(d, 0.0f);
   for (size_t t = 0; t < length; ++t) {
-    for (size_t i = 0; i < d; ++i) mean[i] += output.last_hidden[t * d + i];
+    for (size_t i = 0; i < d; ++i) mean[i] += output.last_hidden_state[t * d + i];
   }
   for (float& value : mean) value /= static_cast<float>(length);
   return mean;
@@ -45,9 +43,9 @@ std::vector<int64_t> parse_shift_offsets(const std::string& text) {
   std::vector<int64_t> offsets;
   std::set<int64_t> seen;
   for (int32_t value : parse_integer_list(text, "--shift", "offset")) {
-    if (value < 1 || value > kMaxPositionOffset) {
+    if (value < 1 || value > max_position_offset()) {
       throw UsageError("--shift: offset " + std::to_string(value) + " is outside [1, " +
-                       std::to_string(kMaxPositionOffset) + "] (0 is the baseline, always run)");
+                       std::to_string(max_position_offset()) + "] (0 is the baseline, always run)");
     }
     if (!seen.insert(value).second) {
       throw UsageError("--shift: offset " + std::to_string(value) + " is given twice");
@@ -68,8 +66,9 @@ std::vector<ShiftResult> measure_shift(MeasuredModel& model, size_t model_index,
   for (size_t s = 0; s < sentences.size(); ++s) {
     model.set_position_offset(0);
     const Encoding encoding = model.encode(sentences[s]);
-    const EncoderOutput base = model.forward({&encoding}, false);
-    const std::vector<float> base_pooled = pooled(base, encoding.size());
+    const size_t d = static_cast<size_t>(model.dimension());
+    const ForwardOutput base = model.forward({&encoding}, false)[0];
+    const std::vector<float> base_pooled = pooled(base, encoding.size(), d);
     for (int64_t offset : offsets) {
       ShiftResult result;
       result.model = model_index;
@@ -77,18 +76,18 @@ std::vector<ShiftResult> measure_shift(MeasuredModel& model, size_t model_index,
       result.offset = offset;
       result.tokens = encoding.size();
       model.set_position_offset(offset);
-      EncoderOutput shifted;
+      ForwardOutput shifted;
       try {
-        shifted = model.forward({&encoding}, false);
-      } catch (const std::out_of_range& e) {
-        if (!learned) throw;
+        shifted = model.forward({&encoding}, false)[0];
+      } catch (const Error& e) {
+        if (!learned || e.kind() != Error::Kind::kBadInput) throw;
         result.cannot = e.what();
         results.push_back(std::move(result));
         continue;
       }
-      const std::vector<float> shifted_pooled = pooled(shifted, encoding.size());
+      const std::vector<float> shifted_pooled = pooled(shifted, encoding.size(), d);
       result.cosine_distance =
-          cosine_distance(base_pooled.data(), shifted_pooled.data(), base.d_model);
+          cosine_distance(base_pooled.data(), shifted_pooled.data(), static_cast<int64_t>(d));
       if (!base.logits.empty()) {
         const LogitChange change = compare_logits(base.logits, shifted.logits);
         result.max_abs_logit_delta = change.max_abs_delta;
@@ -282,7 +281,8 @@ std::string shift_csv(const ShiftReport& report) {
 void run_shift_experiment(const std::vector<std::filesystem::path>& models,
                           const std::vector<Sentence>& sentences,
                           const std::vector<int64_t>& offsets, const std::string& dtype,
-                          OutputFormat format, OutputSink& sink, const std::string& plot_dir) {
+                          int threads, OutputFormat format, OutputSink& sink,
+                          const std::string& plot_dir) {
   ShiftReport report;
   report.model_names = model_names(models);
   report.offsets = offsets;
@@ -290,7 +290,7 @@ void run_shift_experiment(const std::vector<std::filesystem::path>& models,
   const bool need_tokenizer =
       std::any_of(sentences.begin(), sentences.end(), [](const Sentence& s) { return !s.ids; });
   for (size_t m = 0; m < models.size(); ++m) {
-    MeasuredModel model(models[m], need_tokenizer, dtype);
+    MeasuredModel model(models[m], need_tokenizer, dtype, threads);
     report.model_paths.push_back(models[m].string());
     report.model_pe.push_back(model.position_encoding());
     report.labels.push_back(model.labels());

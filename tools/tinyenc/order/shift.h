@@ -41,7 +41,7 @@ struct ShiftReport {
   std::vector<ShiftResult> results;              // [model][sentence][offset], in that order
 };
 
-// "1,2,4" as offsets: each in [1, kMaxPositionOffset], no repeats; throws UsageError naming
+// "1,2,4" as offsets: each in [1, max_position_offset()], no repeats; throws UsageError naming
 // --shift.
 std::vector<int64_t> parse_shift_offsets(const std::string& text);
 
@@ -73,11 +73,13 @@ std::string shift_json(const ShiftReport& report);
 // A row per model, sentence and K.
 std::string shift_csv(const ShiftReport& report);
 
-// The whole experiment: every model on every sentence at 0 and each K, the report in `format`
+// The whole experiment: every model (`dtype` and `threads` as Options takes them) on every
+// sentence at 0 and each K, the report in `format`
 // written to `sink` (not committed), and with a `plot_dir`, DIR/shift.svg.
 void run_shift_experiment(const std::vector<std::filesystem::path>& models,
                           const std::vector<Sentence>& sentences,
                           const std::vector<int64_t>& offsets, const std::string& dtype,
-                          OutputFormat format, OutputSink& sink, const std::string& plot_dir);
+                          int threads, OutputFormat format, OutputSink& sink,
+                          const std::string& plot_dir);
 
 }  // namespace tinyenc::cli::order
