@@ -1,6 +1,8 @@
 // <tinyenc/tinyenc.h> on top of the pipeline and the corpus runner (every text goes the way
 // `tinyenc run` takes it): the standard exceptions of the loaders and the engine become
 // tinyenc::Error, bad input told apart from tinyenc's own failures.
+#include <tinyenc/bench.h>
+#include <tinyenc/options.h>
 #include <tinyenc/tinyenc.h>
 #include <algorithm>
 #include <exception>
@@ -20,10 +22,13 @@ namespace {
 
 std::optional<Pooling> parse_pooling(const std::string& name) {
   if (name.empty()) return std::nullopt;
-  for (Pooling pooling : {Pooling::kCls, Pooling::kMean, Pooling::kPooler, Pooling::kNone}) {
-    if (pooling_name(pooling) == name) return pooling;
+  std::string expected;
+  const std::vector<std::string> names = pooling_names();
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == name) return static_cast<Pooling>(i);
+    expected += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
   }
-  throw bad_input("pooling: expected cls, mean, pooler or none, got '" + name + "'");
+  throw bad_input("pooling: expected " + expected + ", got '" + name + "'");
 }
 
 }  // namespace
@@ -49,15 +54,37 @@ struct SinkThrew {};
 }  // namespace
 
 struct Model::Stream::Impl {
-  Impl(Model::Impl& model, const CorpusOptions& options, Sink sink)
+  Impl(Model::Impl& model, const EmbedOptions& options, Sink sink, Hooks hooks)
       : model(model),
         sink(std::move(sink)),
-        runner(model.pipeline, options, false, [this](CorpusRecord& record) { give(record); }) {}
+        hidden_states(options.hidden_states),
+        hooks(std::move(hooks)),
+        runner(
+            model.pipeline, model.corpus_options(options), model.per_token,
+            [this](CorpusRecord& record) { give(record); }, window_done(), progress()) {}
+
+  // The hooks, their exceptions passed through as the sink's are.
+  CorpusRunner::WindowDone window_done() {
+    if (!hooks.window_done) return {};
+    return [this] { passing([&] { hooks.window_done(); }); };
+  }
+  CorpusRunner::ProgressSink progress() {
+    if (!hooks.progress) return {};
+    return [this](uint64_t texts, int64_t tokens, uint64_t bytes) {
+      passing([&] { hooks.progress(texts, tokens, bytes); });
+    };
+  }
 
   void give(CorpusRecord& record) {
-    Result result = model.result_of(record);
+    Result result = model.result_of(record, hidden_states);
+    passing([&] { sink(result); });
+  }
+
+  // Runs the caller's `code`; what it throws goes through the runner as SinkThrew.
+  template <typename Code>
+  void passing(Code&& code) {
     try {
-      sink(result);
+      code();
     } catch (...) {
       sink_error = std::current_exception();
       throw SinkThrew{};
@@ -76,6 +103,8 @@ struct Model::Stream::Impl {
 
   Model::Impl& model;
   Sink sink;
+  bool hidden_states;
+  Hooks hooks;
   std::exception_ptr sink_error;
   CorpusRunner runner;
 };
@@ -102,6 +131,8 @@ Model load_model(const std::string& folder, const ForwardLoadOptions& load_optio
     check_threads(options.threads);
     PipelineOptions pipeline_options;
     pipeline_options.pooling = parse_pooling(options.pooling);
+    // Pooling none is a vector per token (Model::Impl::per_token) over the model's own pooling.
+    if (pipeline_options.pooling == Pooling::kNone) pipeline_options.pooling.reset();
     pipeline_options.truncate = options.truncate;
     pipeline_options.dtype = options.dtype;
     pipeline_options.truncate_hint = load_options.truncate_hint;
@@ -158,11 +189,10 @@ std::vector<Model::Result> Model::run(const std::vector<std::string>& texts,
   });
 }
 
-Model::Stream Model::stream(const EmbedOptions& options, Stream::Sink sink) {
+Model::Stream Model::stream(const EmbedOptions& options, Stream::Sink sink, Stream::Hooks hooks) {
   return guarded([&] {
-    impl_->require_pooled("gives no embedding (choose cls, mean or pooler)");
     return Stream(
-        std::make_unique<Stream::Impl>(*impl_, impl_->corpus_options(options), std::move(sink)));
+        std::make_unique<Stream::Impl>(*impl_, options, std::move(sink), std::move(hooks)));
   });
 }
 
@@ -179,6 +209,40 @@ void Model::Stream::flush() {
   impl_->call([&] { impl_->runner.flush(); });
 }
 
+void Model::Stream::add_ids(const std::vector<int32_t>& ids, const std::string& shown) {
+  impl_->call([&] { impl_->runner.add_encoding(shown, impl_->model.pipeline.encode_ids(ids)); });
+}
+
+StreamStats stream_stats(const Model::Stream& stream) {
+  const CorpusStats stats = ModelAccess::impl(stream).runner.stats();
+  StreamStats out;
+  out.texts = stats.texts;
+  out.tokens = stats.tokens;
+  out.run_tokens = stats.run_tokens;
+  out.computed_tokens = stats.computed_tokens;
+  out.chunked_texts = stats.chunked_texts;
+  out.chunks = stats.chunks;
+  out.bytes = stats.bytes;
+  out.tokenize_seconds = stats.tokenize_seconds;
+  out.stages.embeddings = stats.stages.embed;
+  out.stages.qkv = stats.stages.qkv;
+  out.stages.attention = stats.stages.attention;
+  out.stages.output_projection = stats.stages.output_projection;
+  out.stages.ffn = stats.stages.ffn;
+  out.stages.norms = stats.stages.norms;
+  out.stages.head = stats.stages.head;
+  out.unsorted_32_computed_tokens = stats.unsorted_32_computed_tokens;
+  return out;
+}
+
+void Model::Stream::set_next_index(size_t index) { impl_->runner.set_next_input(index + 1); }
+
+size_t Model::Stream::buffered() const { return impl_->runner.buffered(); }
+
+std::chrono::steady_clock::time_point Model::Stream::first_buffered_time() const {
+  return impl_->runner.first_buffered_time();
+}
+
 std::vector<Output> Model::forward(const std::vector<std::vector<int32_t>>& ids) {
   return guarded([&] {
     // Raw ids run as texts do (sorted and packed in windows), their hidden states kept.
@@ -189,6 +253,10 @@ std::vector<Output> Model::forward(const std::vector<std::vector<int32_t>>& ids)
     outputs.reserve(ids.size());
     CorpusRunner runner(impl_->pipeline, corpus, false, [&](CorpusRecord& record) {
       TextOutput& output = record.output;
+      if (impl_->per_token) {  // as pooling none gives them: no pooled vector, no head
+        output.embedding.clear();
+        output.logits.clear();
+      }
       outputs.push_back(
           {std::move(output.embedding), std::move(output.logits), std::move(output.hidden)});
     });
@@ -211,6 +279,11 @@ const std::vector<std::string>& Model::labels() const {
 
 std::string Model::dtype() const {
   return std::string(compute_dtype_name(impl_->pipeline.model().config.encoder.dtype));
+}
+
+std::string Model::pooling() const {
+  if (impl_->per_token) return "none";
+  return std::string(pooling_name(impl_->pipeline.encoder().config().pooling));
 }
 
 int64_t Model::max_tokens() const { return impl_->pipeline.model().config.max_sequence_length; }

@@ -12,6 +12,14 @@
 
 namespace tinyenc {
 
+std::vector<std::string> pooling_names() {
+  std::vector<std::string> names;
+  for (Pooling pooling : {Pooling::kCls, Pooling::kMean, Pooling::kPooler, Pooling::kNone}) {
+    names.emplace_back(pooling_name(pooling));
+  }
+  return names;
+}
+
 std::vector<std::string> dtype_names() {
   std::vector<std::string> names;
   for (ComputeDtype dtype : {ComputeDtype::kF32, ComputeDtype::kBF16, ComputeDtype::kInt8}) {

@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <tinyenc/bench.h>
+#include <tinyenc/forward.h>
 #include <tinyenc/info.h>
 #include <tinyenc/tinyenc.h>
 #include <unistd.h>
@@ -23,10 +24,6 @@
 #include <string>
 #include <vector>
 
-#include "engine/encoder.h"
-#include "engine/onednn.h"
-#include "engine/threads.h"
-#include "models/pipeline.h"
 #include "tools/tinyenc/command.h"
 #include "tools/tinyenc/corpus.h"
 #include "tools/tinyenc/json_text.h"
@@ -56,7 +53,7 @@ struct BenchOptions {
   std::string dtype;  // comma-separated; "" is the model's default
   // --corpus: a file of texts through `run`'s corpus runner instead of the sweep.
   std::string corpus;
-  int64_t max_batch_tokens = kDefaultMaxBatchTokens;
+  int64_t max_batch_tokens = Model::EmbedOptions().max_batch_tokens;
   std::string long_texts = "error";
 };
 
@@ -321,31 +318,29 @@ int bench_corpus(const BenchOptions& options) {
   const std::vector<std::string> dtypes = parse_dtype_list(options.dtype);
   if (dtypes.size() != 1) throw UsageError("--corpus: give one --dtype");
   check_range("--max-batch-tokens", options.max_batch_tokens, 1, int64_t{1} << 30);
-  const LongTexts long_texts = parse_long_texts(options.long_texts, "--long");
   struct stat status;
   if (::stat(options.corpus.c_str(), &status) != 0 || !S_ISREG(status.st_mode)) {
     throw UsageError("--corpus: " + options.corpus + " is not a readable file of texts");
   }
-  set_threads(threads);
-
-  PipelineOptions pipeline_options;
-  pipeline_options.dtype = dtypes.front();
-  pipeline_options.truncate = long_texts == LongTexts::kTruncate;
-  pipeline_options.truncate_hint = "use --truncate to cut it or --long chunk to split it";
-  Pipeline pipeline(options.model, pipeline_options);
-  CorpusOptions corpus;
+  ForwardLoadOptions load;
+  load.options.threads = threads;
+  load.options.dtype = dtypes.front();
+  load.options.truncate = options.long_texts == "truncate";
+  load.truncate_hint = "use --truncate to cut it or --long chunk to split it";
+  Model model = load_for_forward(options.model, load);
+  Model::EmbedOptions corpus;
   corpus.max_batch_tokens = options.max_batch_tokens;
-  corpus.long_texts = long_texts;
-  corpus.keep_hidden = pipeline.model().config.encoder.pooling == Pooling::kNone;
+  corpus.long_texts = options.long_texts;
   corpus.names = command_line_names();
-  check_chunking(corpus, corpus.keep_hidden);
+  check_chunking(corpus, model.pooling() == "none");
   OutputSink sink(options.output.path);
   Progress progress(progress_default(), static_cast<uint64_t>(status.st_size));
-  CorpusRunner runner(
-      pipeline, corpus, corpus.keep_hidden, [](CorpusRecord&) {}, {},
-      [&](uint64_t texts, int64_t tokens, uint64_t bytes) {
-        progress.update(texts, tokens, bytes);
-      });
+  Model::Stream::Hooks hooks;
+  hooks.progress = [&](uint64_t texts, int64_t tokens, uint64_t bytes) {
+    progress.update(texts, tokens, bytes);
+  };
+  Model::Stream runner = model.stream(
+      corpus, [](Model::Result&) {}, std::move(hooks));
   const auto start = std::chrono::steady_clock::now();
   LineReader file(options.corpus);
   add_lines(runner, file, /*interactive=*/false);
@@ -353,7 +348,7 @@ int bench_corpus(const BenchOptions& options) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   progress.finish();
-  const CorpusStats stats = runner.stats();
+  const StreamStats stats = stream_stats(runner);
 
   const auto share_of = [](int64_t computed, int64_t real) {
     return computed > 0 ? static_cast<double>(computed - real) / static_cast<double>(computed)
@@ -365,14 +360,14 @@ int bench_corpus(const BenchOptions& options) {
   const double tokens = static_cast<double>(stats.tokens);
   const std::pair<const char*, double> stages[] = {
       {"tokenize", stats.tokenize_seconds},
-      {"embed_pe", stats.stages.embed},
+      {"embed_pe", stats.stages.embeddings},
       {"qkv", stats.stages.qkv},
       {"attention", stats.stages.attention},
       {"output_projection", stats.stages.output_projection},
       {"ffn", stats.stages.ffn},
       {"norms", stats.stages.norms},
       {"head", stats.stages.head}};
-  const std::string dtype(compute_dtype_name(pipeline.encoder().config().dtype));
+  const std::string dtype = model.dtype();
   const int64_t rss = peak_rss_bytes();
   if (format == OutputFormat::kJson) {
     nlohmann::json stage_json = nlohmann::json::object();
@@ -418,12 +413,13 @@ int bench_corpus(const BenchOptions& options) {
         seconds > 0 ? texts / seconds : 0.0, seconds > 0 ? tokens / seconds : 0.0, seconds,
         100.0 * waste, 100.0 * waste_unsorted, static_cast<long long>(options.max_batch_tokens),
         static_cast<double>(rss) / (1 << 20));
-    sink.write("tinyenc " TINYENC_VERSION ", oneDNN " + onednn_version() + ", " + cpu_model() +
-               " (" + std::to_string(available_cpus()) + " CPUs; " +
-               cpu_feature_list(cpu_features()) + "), " + utc_now() + "\ncorpus     " +
-               options.corpus + "\nmodel      " + options.model + " (" + dtype + ", " +
-               std::to_string(threads) + (threads == 1 ? " thread)\n" : " threads)\n") + text +
-               "stages     " + shares + "\n");
+    const RuntimeInfo here = runtime_info();
+    sink.write("tinyenc " + version() + ", oneDNN " + here.onednn_version + ", " + cpu_model() +
+               " (" + std::to_string(here.cpus) + " CPUs; " + here.cpu_features + "), " +
+               utc_now() + "\ncorpus     " + options.corpus + "\nmodel      " + options.model +
+               " (" + dtype + ", " + std::to_string(threads) +
+               (threads == 1 ? " thread)\n" : " threads)\n") + text + "stages     " + shares +
+               "\n");
   }
   sink.commit();
   return 0;

@@ -43,23 +43,23 @@ uint64_t file_bytes_or_throw(int fd, const std::string& path, std::vector<char>&
 
 }  // namespace
 
-CorpusOptionNames command_line_names() {
-  CorpusOptionNames names;
+Model::EmbedOptions::Names command_line_names() {
+  Model::EmbedOptions::Names names;
   names.long_texts = "--long";
   names.overlap = "--overlap";
   names.position_offset = "--position-offset";
   return names;
 }
 
-void check_chunking(const CorpusOptions& options, bool per_token) {
-  if (options.long_texts != LongTexts::kChunk) return;
+void check_chunking(const Model::EmbedOptions& options, bool per_token) {
+  if (options.long_texts != "chunk") return;
   // A window's pooled vector and logits average meaningfully; a per-token output, a pair's two
   // texts and the rows of hidden states have no one way to join.
   if (per_token)
     throw UsageError(
         "--long chunk: pooling none gives a vector per token; chunks "
         "join pooled outputs only");
-  if (options.keep_hidden)
+  if (options.hidden_states)
     throw UsageError(
         "--long chunk: --hidden-states are per window; "
         "chunks join pooled outputs only");
@@ -69,7 +69,7 @@ void check_chunking(const CorpusOptions& options, bool per_token) {
         "(use --long truncate)");
 }
 
-void add_lines(CorpusRunner& runner, LineReader& reader, bool interactive, size_t max_lines) {
+void add_lines(Model::Stream& runner, LineReader& reader, bool interactive, size_t max_lines) {
   std::string line;
   for (size_t lines = 0; lines < max_lines;) {
     const bool waiting = interactive && runner.buffered() > 0;
@@ -80,7 +80,7 @@ void add_lines(CorpusRunner& runner, LineReader& reader, bool interactive, size_
       continue;
     }
     ++lines;
-    runner.add(std::move(line));
+    runner.add(line);
     if (interactive && runner.buffered() > 0 &&
         std::chrono::steady_clock::now() - runner.first_buffered_time() >= kMaxWait) {
       runner.flush();

@@ -1,4 +1,4 @@
-// The command line's side of the corpus runner (models/corpus_runner.h): lines of a file or
+// The command line's side of the corpus runner (tinyenc::Model::Stream): lines of a file or
 // standard input fed to it as they come, the CLI's refusals of options that cannot chunk, and
 // --shard.
 #pragma once
@@ -8,24 +8,24 @@
 #include <limits>
 #include <string>
 
-#include "models/corpus_runner.h"
+#include <tinyenc/tinyenc.h>
 
 namespace tinyenc::cli {
 
 class LineReader;
 
 // The runner's options as the command line spells them in errors.
-CorpusOptionNames command_line_names();
+Model::EmbedOptions::Names command_line_names();
 
 // Throws UsageError naming the option that cannot go with --long chunk: pooling none (a vector
 // per token), --hidden-states, --pair.
-void check_chunking(const CorpusOptions& options, bool per_token);
+void check_chunking(const Model::EmbedOptions& options, bool per_token);
 
 // Every line of `reader`, at most `max_lines` of them, is a text (an empty one too) added to
 // `runner`. With `interactive` (a pipe or a terminal), what is buffered runs when the input
 // pauses or its first text has waited 200 ms, so that lines typed or piped in slowly are answered
 // as they come.
-void add_lines(CorpusRunner& runner, LineReader& reader, bool interactive,
+void add_lines(Model::Stream& runner, LineReader& reader, bool interactive,
                size_t max_lines = std::numeric_limits<size_t>::max());
 
 // --shard I/N: shard I of N (0-based).

@@ -1,8 +1,13 @@
 // `tinyenc run`: a model folder on texts (arguments, a file or standard input), sorted and batched
-// in windows (models/corpus_runner.h); prints tokens, the predicted label with its probability,
+// in windows (tinyenc::Model::Stream); prints tokens, the predicted label with its probability,
 // and (as JSON) logits and embeddings, in input order.
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <tinyenc/forward.h>
+#include <tinyenc/info.h>
+#include <tinyenc/options.h>
+#include <tinyenc/tinyenc.h>
+#include <tinyenc/tokenizer.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,11 +22,6 @@
 #include <tuple>
 #include <vector>
 
-#include "engine/encoder.h"
-#include "models/model_info.h"
-#include "models/normalize_embedding.h"
-#include "models/pipeline.h"
-#include "models/public_tokenizer_impl.h"
 #include "tools/tinyenc/command.h"
 #include "tools/tinyenc/corpus.h"
 #include "tools/tinyenc/json_text.h"
@@ -45,9 +45,9 @@ struct RunOptions {
   OutputOptions output;
   OutputFormat format = OutputFormat::kText;  // output.format(), once checked
   bool per_token = false;  // pooling none: a vector per token instead of one per text
-  int batch_size = kDefaultMaxBatchTexts;
-  int window = kDefaultWindow;
-  int64_t max_batch_tokens = kDefaultMaxBatchTokens;
+  int batch_size = Model::EmbedOptions().max_batch_texts;
+  int window = Model::EmbedOptions().window;
+  int64_t max_batch_tokens = Model::EmbedOptions().max_batch_tokens;
   int threads = 0;
   bool truncate = false;
   std::string long_texts = "error";
@@ -59,74 +59,76 @@ struct RunOptions {
   int64_t position_offset = 0;
 };
 
-std::optional<Pooling> parse_pooling(const std::string& name) {
-  if (name.empty()) return std::nullopt;
-  for (Pooling pooling : {Pooling::kCls, Pooling::kMean, Pooling::kPooler, Pooling::kNone}) {
-    if (pooling_name(pooling) == name) return pooling;
+// --pooling: "" or one of the library's names.
+void check_pooling(const std::string& pooling) {
+  const std::vector<std::string> names = pooling_names();
+  if (pooling.empty() || std::find(names.begin(), names.end(), pooling) != names.end()) return;
+  std::string expected;
+  for (size_t i = 0; i < names.size(); ++i) {
+    expected += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
   }
-  throw UsageError("--pooling: expected cls, mean, pooler or none, got '" + name + "'");
+  throw UsageError("--pooling: expected " + expected + ", got '" + pooling + "'");
 }
 
-// The last hidden state's rows, one per token; with `normalized`, each of unit L2 norm.
-nlohmann::json token_rows(const TextOutput& out, bool normalized) {
-  const size_t d = out.hidden.size() / std::max<size_t>(out.encoding.size(), 1);
-  nlohmann::json rows = nlohmann::json::array();
-  for (size_t t = 0; t < out.encoding.size(); ++t) {
-    std::vector<float> row(out.hidden.begin() + t * d, out.hidden.begin() + (t + 1) * d);
-    if (normalized) normalize_embedding(row);
-    rows.push_back(json_floats(row));
+// Rows of `dimension` floats, one per token.
+nlohmann::json token_rows(const std::vector<float>& rows, size_t tokens) {
+  const size_t d = rows.size() / std::max<size_t>(tokens, 1);
+  nlohmann::json out = nlohmann::json::array();
+  for (size_t t = 0; t < tokens; ++t) {
+    out.push_back(
+        json_floats(std::vector<float>(rows.begin() + t * d, rows.begin() + (t + 1) * d)));
   }
-  return rows;
+  return out;
 }
 
-nlohmann::json to_json(const Pipeline& pipeline, const std::string& text, const TextOutput& out,
-                       const std::vector<size_t>& unknown, bool hidden_states, bool per_token,
-                       bool normalized) {
+using Result = Model::Result;
+
+nlohmann::json to_json(const Result& out, const std::vector<size_t>& unknown, bool hidden_states,
+                       bool per_token) {
   nlohmann::json item;
-  item["text"] = text;
+  item["text"] = out.text;
   item["tokens"] = out.encoding.tokens;
   item["ids"] = out.encoding.ids;
   item["unknown"] = unknown;
-  if (out.label >= 0) {
-    item["label"] = pipeline.label_name(out.label);
+  if (out.label_id >= 0) {
+    item["label"] = out.label;
     item["probabilities"] = json_floats(out.probabilities);
     item["logits"] = json_floats(out.logits);
   }
   if (per_token) {
     // [tokens][d_model], as llama-embedding gives with pooling none.
-    item["embedding"] = token_rows(out, normalized);
+    item["embedding"] = token_rows(out.token_embeddings, out.encoding.size());
   } else if (!out.embedding.empty()) {
     item["embedding"] = json_floats(out.embedding);
   }
-  if (hidden_states) item["hidden_states"] = token_rows(out, false);
+  if (hidden_states) item["hidden_states"] = token_rows(out.hidden, out.encoding.size());
   return item;
 }
 
-std::string table_row(const Pipeline& pipeline, const std::string& text, const TextOutput& out,
-                      const std::vector<std::string>& tokens, bool per_token, int64_t chunks) {
-  std::string row = text + "\n  tokens  ";
+std::string table_row(const Result& out, const std::vector<std::string>& tokens, bool per_token) {
+  std::string row = out.text + "\n  tokens  ";
   for (size_t t = 0; t < tokens.size(); ++t) row += (t ? " " : "") + tokens[t];
   row += "\n";
   char buffer[64];
-  if (out.label >= 0) {
+  if (out.label_id >= 0) {
     std::snprintf(buffer, sizeof buffer, "  %.4f",
-                  static_cast<double>(out.probabilities[out.label]));
-    row += "  label   " + pipeline.label_name(out.label) + buffer + "\n";
+                  static_cast<double>(out.probabilities[static_cast<size_t>(out.label_id)]));
+    row += "  label   " + out.label + buffer + "\n";
   }
   if (per_token) {
-    const size_t d = out.hidden.size() / std::max<size_t>(out.encoding.size(), 1);
+    const size_t d = out.token_embeddings.size() / std::max<size_t>(out.encoding.size(), 1);
     std::snprintf(buffer, sizeof buffer, "  embedding [%zu x %zu], a vector per token\n",
                   out.encoding.size(), d);
     row += buffer;
-  } else if (out.label < 0 && !out.embedding.empty()) {
+  } else if (out.label_id < 0 && !out.embedding.empty()) {
     double norm = 0.0;
     for (float value : out.embedding) norm += double(value) * value;
     std::snprintf(buffer, sizeof buffer, "  embedding [%zu], L2 norm %.4f\n", out.embedding.size(),
                   std::sqrt(norm));
     row += buffer;
   }
-  if (chunks > 1)
-    row += "  chunks  " + std::to_string(chunks) + ", joined by token-weighted mean\n";
+  if (out.chunks > 1)
+    row += "  chunks  " + std::to_string(out.chunks) + ", joined by token-weighted mean\n";
   return row;
 }
 
@@ -142,16 +144,13 @@ constexpr int kMaxWindow = 1 << 20;
 // one JSON document written piece by piece (so memory stays bounded on that path too).
 class RecordWriter {
  public:
-  RecordWriter(const RunOptions& options, const Pipeline& pipeline, OutputSink& sink)
-      : options_(options), pipeline_(pipeline), sink_(sink) {
-    if (pipeline.has_tokenizer()) {
-      unknown_ = UnknownToken::of(TokenizerAccess::borrowing(pipeline.tokenizer()));
-    }
+  RecordWriter(const RunOptions& options, const Model& model, OutputSink& sink)
+      : options_(options), model_(model), sink_(sink) {
+    if (has_tokenizer(model)) unknown_ = UnknownToken::of(Tokenizer::of(model));
   }
 
-  void write(CorpusRecord& record) {
-    TextOutput& out = record.output;
-    const std::string& text = *record.text;
+  void write(const Result& out) {
+    const std::string& text = out.text;
     // The halves of a --pair text, which the offsets of its tokens count in.
     std::string_view first = text, second;
     if (options_.input.pair && options_.ids.empty()) std::tie(first, second) = split_pair(text);
@@ -160,13 +159,11 @@ class RecordWriter {
     for (size_t t : unknown) sources.push_back(token_source(out.encoding, t, first, second));
     tally_.add(sources);
     if (options_.format == OutputFormat::kText) {
-      sink_.write(table_row(pipeline_, text, out,
-                            marked_tokens(out.encoding, unknown, first, second), options_.per_token,
-                            record.chunks));
+      sink_.write(
+          table_row(out, marked_tokens(out.encoding, unknown, first, second), options_.per_token));
     } else {
-      nlohmann::json item = to_json(pipeline_, text, out, unknown, options_.hidden_states,
-                                    options_.per_token, options_.normalize);
-      if (record.chunks > 1) item["chunks"] = record.chunks;
+      nlohmann::json item = to_json(out, unknown, options_.hidden_states, options_.per_token);
+      if (out.chunks > 1) item["chunks"] = out.chunks;
       if (options_.format == OutputFormat::kJsonl) {
         sink_.write(json_text(item) + "\n");
       } else {
@@ -176,6 +173,8 @@ class RecordWriter {
     }
     ++records_;
   }
+
+  size_t records() const { return records_; }
 
   // After a window: what was written reaches a reader at the other end of a pipe now.
   void flush() { sink_.flush(); }
@@ -193,12 +192,12 @@ class RecordWriter {
   void begin_document() {
     if (begun_) return;
     begun_ = true;
-    sink_.write("{\"model\":" + json_text(nlohmann::json(options_.model)) + ",\"labels\":" +
-                json_text(nlohmann::json(pipeline_.model().config.labels)) + ",\"inputs\":[");
+    sink_.write("{\"model\":" + json_text(nlohmann::json(options_.model)) +
+                ",\"labels\":" + json_text(nlohmann::json(model_.labels())) + ",\"inputs\":[");
   }
 
   const RunOptions& options_;
-  const Pipeline& pipeline_;
+  const Model& model_;
   OutputSink& sink_;
   size_t records_ = 0;
   bool begun_ = false;
@@ -234,15 +233,15 @@ int run(RunOptions& options) {
   if (options.progress && options.no_progress) {
     throw UsageError("--progress and --no-progress: give one");
   }
-  LongTexts long_texts = parse_long_texts(options.long_texts, "--long");
   if (options.truncate) {
-    if (long_texts == LongTexts::kChunk) {
+    if (options.long_texts == "chunk") {
       throw UsageError("--truncate is --long truncate; it cannot go with --long chunk");
     }
-    long_texts = LongTexts::kTruncate;
+    // Another word than the default is the library's to refuse.
+    if (options.long_texts == "error") options.long_texts = "truncate";
   }
   check_position_offset(options.position_offset);
-  set_threads(checked_threads(options.threads));
+  const int threads = checked_threads(options.threads);
   options.format = options.output.format();
   if (!options.ids.empty() && (!options.input.texts.empty() || !options.input.file.empty())) {
     throw UsageError("--ids replaces the texts: give one or the other");
@@ -265,37 +264,35 @@ int run(RunOptions& options) {
                        " is not a regular file; its lines are counted first, so it must be");
     }
   }
-  PipelineOptions pipeline_options;
-  pipeline_options.pooling = parse_pooling(options.pooling);
-  // Pooling none gives a vector per token, the last hidden state's rows. The model keeps its own
-  // pooling underneath, so that a classification head, trained on pooled vectors, still labels.
-  const bool per_token_asked = pipeline_options.pooling == Pooling::kNone;
-  if (per_token_asked) pipeline_options.pooling.reset();
-  pipeline_options.truncate = long_texts == LongTexts::kTruncate;
-  pipeline_options.truncate_hint = options.position_offset > 0
-                                       ? "use --truncate to cut it"
-                                       : "use --truncate to cut it or --long chunk to split it";
-  pipeline_options.dtype = checked_dtype(options.dtype);
-  pipeline_options.position_offset = options.position_offset;
-  Pipeline pipeline(options.model, pipeline_options);
-  options.per_token = per_token_asked || pipeline.model().config.encoder.pooling == Pooling::kNone;
+  check_pooling(options.pooling);
+  ForwardLoadOptions load;
+  load.options.pooling = options.pooling;
+  load.options.normalize = options.normalize;
+  load.options.truncate = options.long_texts == "truncate";
+  load.options.threads = threads;
+  load.options.dtype = checked_dtype(options.dtype);
+  load.options.position_offset = options.position_offset;
+  load.truncate_hint = options.position_offset > 0
+                           ? "use --truncate to cut it"
+                           : "use --truncate to cut it or --long chunk to split it";
+  Model model = load_for_forward(options.model, load);
+  options.per_token = model.pooling() == "none";
   if (options.hidden_states && options.format == OutputFormat::kText) {
     std::fprintf(stderr,
                  "tinyenc: note: --hidden-states are written with --json or --jsonl; the text "
                  "table leaves them out\n");
   }
   if (options.verbose) {
-    std::fprintf(stderr, "tinyenc: %s\n", summary_line(model_info(pipeline)).c_str());
+    std::fprintf(stderr, "tinyenc: %s\n", summary_line(model_info(model)).c_str());
   }
 
-  CorpusOptions corpus;
+  Model::EmbedOptions corpus;
   corpus.window = options.window;
   corpus.max_batch_tokens = options.max_batch_tokens;
   corpus.max_batch_texts = options.batch_size;
   corpus.pair = options.input.pair;
-  corpus.keep_hidden = options.hidden_states || options.per_token;
-  corpus.normalize = options.normalize;
-  corpus.long_texts = long_texts;
+  corpus.hidden_states = options.hidden_states;
+  corpus.long_texts = options.long_texts;
   corpus.overlap = options.overlap;
   corpus.names = command_line_names();
   check_chunking(corpus, options.per_token);
@@ -304,19 +301,19 @@ int run(RunOptions& options) {
 
   // Opened before any input is read: a path that cannot be written fails now, not after it.
   OutputSink sink(options.output.path);
-  RecordWriter writer(options, pipeline, sink);
+  RecordWriter writer(options, model, sink);
   const bool show_progress = options.progress || (!options.no_progress && progress_default());
   Progress progress(show_progress,
                     lines ? lines->end_byte - lines->first_byte : input_bytes(options));
-  CorpusRunner runner(
-      pipeline, corpus, options.per_token, [&](CorpusRecord& record) { writer.write(record); },
-      [&] { writer.flush(); },
-      [&](uint64_t texts, int64_t tokens, uint64_t bytes) {
-        progress.update(texts, tokens, bytes);
-      });
+  Model::Stream::Hooks hooks;
+  hooks.window_done = [&] { writer.flush(); };
+  hooks.progress = [&](uint64_t texts, int64_t tokens, uint64_t bytes) {
+    progress.update(texts, tokens, bytes);
+  };
+  Model::Stream runner = model.stream(
+      corpus, [&](Result& result) { writer.write(result); }, std::move(hooks));
   if (!options.ids.empty()) {
-    runner.add_encoding(
-        options.ids, pipeline.encode_ids(parse_integer_list(options.ids, "--ids", "integer id")));
+    runner.add_ids(parse_integer_list(options.ids, "--ids", "integer id"), options.ids);
   } else if (lines) {
     // The shard's lines only, from where they begin; records keep the file's line numbers.
     const int fd = ::open(options.input.file.c_str(), O_RDONLY | O_CLOEXEC);
@@ -326,7 +323,7 @@ int run(RunOptions& options) {
     }
     try {
       LineReader file(fd, options.input.file);
-      runner.set_next_input(lines->first_line + 1);
+      runner.set_next_index(lines->first_line);
       add_lines(runner, file, /*interactive=*/false, lines->end_line - lines->first_line);
     } catch (...) {
       ::close(fd);
@@ -357,7 +354,7 @@ int run(RunOptions& options) {
   runner.flush();
   progress.finish();
   // An empty shard is a shard of a short file: its part of the output is empty.
-  if (runner.stats().texts == 0 && !shard) {
+  if (writer.records() == 0 && !shard) {
     throw UsageError("no input texts (give TEXT..., -i FILE or -)");
   }
   writer.finish();

@@ -59,6 +59,24 @@ struct ForwardTiming {
 // sequences longer than the model allows.
 ForwardTiming time_forward(Model& model, const std::vector<int32_t>& ids, int64_t batch);
 
+// What a Model::Stream did so far, for `tinyenc bench --corpus`: how much padding the sorting
+// and packing saved, and where the time went.
+struct StreamStats {
+  size_t texts = 0;             // texts whose results went out
+  int64_t tokens = 0;           // their tokens as the tokenizer gives them
+  int64_t run_tokens = 0;       // real tokens the encoder saw (chunk windows, truncated texts)
+  int64_t computed_tokens = 0;  // what the encoder computed, padding included
+  int64_t chunked_texts = 0;    // texts split into windows
+  int64_t chunks = 0;           // windows run for those texts
+  uint64_t bytes = 0;           // the texts' bytes, a newline each
+  double tokenize_seconds = 0;
+  ForwardTiming stages;  // summed over every batch (`seconds` left 0)
+  // The computed tokens of fixed batches of 32 in input order, unsorted, each padded to its
+  // longest: what plain batching would have cost.
+  int64_t unsorted_32_computed_tokens = 0;
+};
+StreamStats stream_stats(const Model::Stream& stream);
+
 // oneDNN's implementation of the first layer's feed-forward matmul ("gemm:jit",
 // "brgconv_1x1:avx512_core", ...), for benchmark tables; empty before the first forward pass.
 std::string matmul_implementation(const Model& model);

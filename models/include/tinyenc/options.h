@@ -8,6 +8,9 @@
 
 namespace tinyenc {
 
+// What Options::pooling takes besides "" (config.json's): "cls", "mean", "pooler", "none".
+std::vector<std::string> pooling_names();
+
 // The compute dtypes, fastest last: "f32", "bf16", "int8".
 std::vector<std::string> dtype_names();
 

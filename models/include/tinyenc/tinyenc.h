@@ -9,6 +9,9 @@
 // the Model, so this header and its types are what stays stable.
 #pragma once
 
+#include <tinyenc/encoding.h>
+
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -33,7 +36,9 @@ class Error : public std::runtime_error {
 };
 
 struct Options {
-  std::string pooling;     // "cls", "mean", "pooler" or "none"; empty: config.json's
+  // "cls", "mean", "pooler", or "none": a vector per token (Model::Result::token_embeddings),
+  // while a classification head still labels from the model's own pooling; empty: config.json's.
+  std::string pooling;
   bool normalize = false;  // L2-normalize the embeddings
   bool truncate = false;   // cut texts longer than the model allows instead of refusing them
   // Threads of the forward pass, 0 to 4 per CPU; 0: one per logical CPU this process may run
@@ -98,6 +103,15 @@ class Model {
     // when Options::truncate is set, else "error".
     std::string long_texts;
     int64_t overlap = 0;  // "chunk": tokens two consecutive windows share
+    bool pair = false;    // each text is "first<TAB>second", encoded as a pair (not with "chunk")
+    bool hidden_states = false;  // Result::hidden: the last hidden state (not with "chunk")
+    // How errors spell these options: a program's own flags ("--long") in place of the fields'
+    // names.
+    struct Names {
+      std::string long_texts = "long_texts";
+      std::string overlap = "overlap";
+      std::string position_offset = "position_offset";
+    } names;
   };
 
   // One text's outputs.
@@ -110,6 +124,12 @@ class Model {
     std::string label;                 // its name (config.json's id2label, or LABEL_<id>)
     int64_t tokens = 0;  // the text's tokens, special tokens included (as cut by "truncate")
     int64_t chunks = 1;  // the windows it ran as ("chunk"), 1 otherwise
+    std::string text;    // as added
+    Encoding encoding;   // its tokens (the whole text's, when chunked)
+    // Pooling none: [tokens, dimension()], a vector per token, each normalized as
+    // Options::normalize says; empty otherwise.
+    std::vector<float> token_embeddings;
+    std::vector<float> hidden;  // EmbedOptions::hidden_states: [tokens, dimension()], as computed
   };
 
   std::vector<std::vector<float>> embed(const std::vector<std::string>& texts,
@@ -125,6 +145,13 @@ class Model {
   class Stream {
    public:
     using Sink = std::function<void(Result&)>;
+    // Optional: `window_done` after each window's results went out; `progress` after every text
+    // added and every batch run, with the texts whose results went out, the real tokens through
+    // the encoder, and the bytes of the texts done (a window being run counted in proportion).
+    struct Hooks {
+      std::function<void()> window_done;
+      std::function<void(uint64_t texts, int64_t tokens, uint64_t bytes)> progress;
+    };
 
     Stream(Stream&&) noexcept;
     Stream& operator=(Stream&&) noexcept;
@@ -133,27 +160,39 @@ class Model {
     // Buffers the text; when it fills the window, runs the window and hands out its results
     // (the sink is called from inside add()). Throws Error naming "input N" (1-based).
     void add(const std::string& text);
+    // Token ids as they are (no tokenizer, no special tokens added), checked as a text is;
+    // Result::text is `shown`.
+    void add_ids(const std::vector<int32_t>& ids, const std::string& shown);
+    // The index the next text gets (0-based): a part of a corpus keeps the whole's numbers.
+    void set_next_index(size_t index);
+    // Texts buffered, waiting for their window; when the first of them came (meaningless with
+    // none). A program reading slow input flushes when it has waited long enough.
+    size_t buffered() const;
+    std::chrono::steady_clock::time_point first_buffered_time() const;
     // Runs what is buffered and hands out its results. After an Error, the window's texts
     // whose results had not gone out are dropped; the stream goes on with the next text.
     void flush();
 
    private:
     friend class Model;
+    friend struct ModelAccess;
     struct Impl;
     explicit Stream(std::unique_ptr<Impl> impl);
     std::unique_ptr<Impl> impl_;
   };
   // Throws Error kBadInput for options that do not go together (an unknown long_texts, an
-  // overlap without "chunk" or as long as a window, pooling none).
-  Stream stream(const EmbedOptions& options, Stream::Sink sink);
+  // overlap without "chunk" or as long as a window, "chunk" with pairs, hidden states, pooling
+  // none or a position offset).
+  Stream stream(const EmbedOptions& options, Stream::Sink sink, Stream::Hooks hooks = {});
 
   // The encoder on token ids as they are (no tokenizer, no special tokens added).
   std::vector<Output> forward(const std::vector<std::vector<int32_t>>& ids);
 
   int64_t dimension() const;                       // d_model, the length of an embedding
   const std::vector<std::string>& labels() const;  // by id; empty without a head
-  int64_t max_tokens() const;  // the longest input, special tokens included; 0: no limit
-  std::string dtype() const;   // the dtype in use: "f32", "bf16" or "int8"
+  int64_t max_tokens() const;   // the longest input, special tokens included; 0: no limit
+  std::string dtype() const;    // the dtype in use: "f32", "bf16" or "int8"
+  std::string pooling() const;  // "cls", "mean", "pooler" or "none" (a vector per token)
 
  private:
   struct Impl;
