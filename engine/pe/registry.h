@@ -49,8 +49,10 @@ struct PositionEncodingType : PositionEncodingDescription {
   // there is none).
   SummaryFields (*summarize)(const EncoderShape& shape) = nullptr;
   std::string (*describe)(const SummaryFields& fields) = nullptr;
-  // When fixed_table: rows [positions, shape.d_model] for positions 0, 1, ... into `out`.
-  void (*table)(const EncoderShape& shape, int64_t positions, float* out) = nullptr;
+  // When fixed_table: rows [positions, shape.d_model] for positions first_position,
+  // first_position + 1, ... into `out`.
+  void (*table)(const EncoderShape& shape, int64_t first_position, int64_t positions,
+                float* out) = nullptr;
 
   // Parameters and how each is kept, in parallel (add_parameter keeps them so).
   std::vector<ParameterAccess> parameter_access;

@@ -1,5 +1,8 @@
 // `tinyenc pe`: print a position-encoding table (the seed article's hand-computed example is
 // `tinyenc pe --kind sinusoidal --d-model 4 --rows 3`).
+#include <tinyenc/position_encoding.h>
+#include <tinyenc/position_encoding_table.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -9,8 +12,6 @@
 #include <string>
 #include <vector>
 
-#include "engine/pe/registry.h"
-#include "engine/pe/sinusoidal.h"
 #include "tools/tinyenc/command.h"
 #include "tools/tinyenc/json_text.h"
 #include "tools/tinyenc/options.h"
@@ -60,14 +61,40 @@ struct ShiftDots {
   }
 };
 
+// The kind's parameters the command has options for; the others keep their defaults.
+PositionEncodingParameters table_parameters(const PositionEncodingDescription& kind,
+                                            const PeOptions& options) {
+  PositionEncodingParameters parameters;
+  for (const ParameterDescription& parameter : kind.parameters) {
+    if (parameter.name == "layout") {
+      const std::vector<std::string>& choices = parameter.choices;
+      if (std::find(choices.begin(), choices.end(), options.layout) == choices.end()) {
+        throw UsageError("--layout: expected " + parameter.range + ", got '" + options.layout +
+                         "'");
+      }
+      parameters.emplace_back(parameter.name, options.layout);
+    }
+    if (parameter.name == "base") {
+      if (!std::isfinite(options.base) || options.base <= 1.0) {
+        char given[32];
+        std::snprintf(given, sizeof given, "%g", options.base);
+        throw UsageError(std::string("--base ") + given + ": expected a finite number > 1");
+      }
+      parameters.emplace_back(parameter.name, options.base);
+    }
+  }
+  return parameters;
+}
+
 // Called after table_for has validated the options (a sinusoidal kind, its layout and base).
 ShiftDots shift_dot_products(const PeOptions& options) {
-  const SinusoidalParams params{*parse_sinusoidal_layout(options.layout), options.base};
+  const PositionEncodingParameters parameters =
+      table_parameters(*find_position_encoding_description(options.kind), options);
   const int64_t d_model = options.d_model;
   ShiftDots result;
-  std::vector<float> rows(static_cast<size_t>((kMaxShiftOffset + 1) * d_model));
   for (int64_t start : kShiftStarts) {
-    sinusoidal_rows(params, d_model, start, kMaxShiftOffset + 1, rows.data());
+    const std::vector<float> rows =
+        position_encoding_table(options.kind, d_model, start, kMaxShiftOffset + 1, parameters);
     for (int64_t k = 0; k <= kMaxShiftOffset; ++k) {
       double dot = 0;
       for (int64_t i = 0; i < d_model; ++i) {
@@ -134,42 +161,25 @@ std::vector<float> table_for(const PeOptions& options) {
     throw UsageError("--rows x --d-model is too large to print (limit " +
                      std::to_string(kMaxPrintedValues) + " values)");
   }
-  const PositionEncodingType* type = find_position_encoding_type(options.kind);
-  if (!type) {
-    throw UsageError("--kind: unknown position encoding '" + options.kind + "' (expected " +
-                     position_encoding_names() + ")");
+  const PositionEncodingDescription* kind = find_position_encoding_description(options.kind);
+  if (!kind) {
+    // "none, sinusoidal, ... or relative": every kind a config may name.
+    const std::vector<const PositionEncodingDescription*>& kinds = position_encoding_descriptions();
+    std::string names;
+    for (size_t i = 0; i < kinds.size(); ++i) {
+      if (i > 0) names += i + 1 < kinds.size() ? ", " : " or ";
+      names += kinds[i]->name;
+    }
+    throw UsageError("--kind: unknown position encoding '" + options.kind + "' (expected " + names +
+                     ")");
   }
-  if (!type->fixed_table) {
+  if (!kind->fixed_table) {
     throw UsageError("--kind " + options.kind +
                      ": this encoding has no fixed table to print; it lives in a model's "
                      "weights or inside attention");
   }
-  EncoderShape shape;
-  shape.d_model = options.d_model;
-  shape.position_encoding.kind = type->kind;
-  // The kind's parameters the command has options for; the others keep their defaults.
-  for (size_t i = 0; i < type->parameters.size(); ++i) {
-    const ParameterDescription& parameter = type->parameters[i];
-    if (parameter.name == "layout") {
-      const std::vector<std::string>& choices = parameter.choices;
-      if (std::find(choices.begin(), choices.end(), options.layout) == choices.end()) {
-        throw UsageError("--layout: expected " + parameter.range + ", got '" + options.layout +
-                         "'");
-      }
-      type->set_parameter(shape.position_encoding, i, options.layout);
-    }
-    if (parameter.name == "base") {
-      if (!std::isfinite(options.base) || options.base <= 1.0) {
-        char given[32];
-        std::snprintf(given, sizeof given, "%g", options.base);
-        throw UsageError(std::string("--base ") + given + ": expected a finite number > 1");
-      }
-      type->set_parameter(shape.position_encoding, i, options.base);
-    }
-  }
-  std::vector<float> values(static_cast<size_t>(options.positions * options.d_model), 0.0f);
-  type->table(shape, options.positions, values.data());
-  return values;
+  return position_encoding_table(options.kind, options.d_model, 0, options.positions,
+                                 table_parameters(*kind, options));
 }
 
 // "none | sinusoidal": the kinds with a table to print.

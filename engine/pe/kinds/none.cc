@@ -17,7 +17,7 @@ PositionEncodingType no_position_encoding() {
                  const PositionEncodingWeights&) -> std::unique_ptr<PositionEncoding> {
     return std::make_unique<PositionEncoding>();
   };
-  type.table = [](const EncoderShape& shape, int64_t positions, float* out) {
+  type.table = [](const EncoderShape& shape, int64_t, int64_t positions, float* out) {
     std::fill(out, out + positions * shape.d_model, 0.0f);
   };
   return type;

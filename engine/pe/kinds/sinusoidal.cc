@@ -62,8 +62,10 @@ PositionEncodingType sinusoidal_position_encoding() {
     return "layout " + summary_number(summary_field(fields, "layout")) + ", base " +
            summary_number(summary_field(fields, "base"));
   };
-  type.table = [](const EncoderShape& shape, int64_t positions, float* out) {
-    sinusoidal_rows(shape.position_encoding.sinusoidal, shape.d_model, 0, positions, out);
+  type.table = [](const EncoderShape& shape, int64_t first_position, int64_t positions,
+                  float* out) {
+    sinusoidal_rows(shape.position_encoding.sinusoidal, shape.d_model, first_position, positions,
+                    out);
   };
   return type;
 }

@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <stdexcept>
+#include <string_view>
+#include <vector>
 
 #include <tinyenc/encoding.h>
 #include <tinyenc/forward.h>
@@ -15,7 +17,6 @@
 #include <tinyenc/tinyenc.h>
 #include <tinyenc/tokenizer.h>
 
-#include "engine/io/json_document.h"  // parse_json_unique_keys
 #include "tools/tinyenc/command.h"
 #include "tools/tinyenc/json_text.h"
 #include "tools/tinyenc/order/experiments.h"
@@ -57,6 +58,69 @@ std::string cannot_reason(const Model& model, int64_t tokens, int64_t limit) {
          " of max_position_embeddings, which the engine enforces";
 }
 
+// A key given twice in one object of a line: "<where>: key '<key>' appears more than once", with
+// <where> ("a.b", "items[2]") only for a key below the top-level object.
+struct RepeatedKey : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+// nlohmann::json::parse(text), which keeps the last of repeated keys silently; this refuses them.
+// Throws nlohmann::json::parse_error for text that is not JSON and RepeatedKey.
+nlohmann::json parse_unique_keys(std::string_view text) {
+  using Event = nlohmann::json::parse_event_t;
+  // One entry per open object or array, outermost first.
+  struct Level {
+    bool is_object = true;
+    std::set<std::string> keys;  // an object's keys so far
+    std::string key;             // the key whose value is being read
+    size_t index = 0;            // an array's element being read
+  };
+  std::vector<Level> levels;
+  // A key from the line, without its quotes, on one line.
+  const auto shown = [](const std::string& key) {
+    const std::string quoted = in_quotes(key);
+    return quoted.ends_with("'...") ? quoted.substr(1, quoted.size() - 5) + "..."
+                                    : quoted.substr(1, quoted.size() - 2);
+  };
+  const auto where = [&] {
+    std::string path;
+    for (size_t i = 0; i + 1 < levels.size(); ++i) {
+      path += levels[i].is_object ? (path.empty() ? "" : ".") + shown(levels[i].key)
+                                  : "[" + std::to_string(levels[i].index) + "]";
+    }
+    return path.empty() ? path : path + ": ";
+  };
+  const auto element_done = [&levels] {
+    if (!levels.empty() && !levels.back().is_object) ++levels.back().index;
+  };
+  // Throwing from the callback stops the parser at the first repeated key.
+  const auto callback = [&](int /*depth*/, Event event, nlohmann::json& parsed) {
+    switch (event) {
+      case Event::object_start:
+      case Event::array_start:
+        levels.push_back(Level{event == Event::object_start, {}, {}, 0});
+        break;
+      case Event::key:
+        levels.back().key = parsed.get<std::string>();
+        if (!levels.back().keys.insert(levels.back().key).second) {
+          throw RepeatedKey(where() + "key " + in_quotes(levels.back().key) +
+                            " appears more than once");
+        }
+        break;
+      case Event::object_end:
+      case Event::array_end:
+        levels.pop_back();
+        element_done();
+        break;
+      case Event::value:
+        element_done();
+        break;
+    }
+    return true;
+  };
+  return nlohmann::json::parse(text.begin(), text.end(), callback);
+}
+
 std::string percent(int64_t correct, int64_t total) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.1f%%", 100.0 * double(correct) / double(total));
@@ -86,8 +150,8 @@ std::vector<LabelledSentence> read_labelled_sentences(LineReader& in) {
     nlohmann::json object;
     try {
       // A key given twice means different things to different readers, as in config.json.
-      object = parse_json_unique_keys(line);
-    } catch (const RepeatedJsonKey& e) {
+      object = parse_unique_keys(line);
+    } catch (const RepeatedKey& e) {
       throw UsageError(where + ": " + e.what());
     } catch (const nlohmann::json::parse_error& e) {
       throw UsageError(where + ": not JSON (" + std::string(e.what()) + ")");

@@ -1,12 +1,12 @@
 #include "tools/tinyenc/plot/color.h"
 
+#include <tinyenc/position_encoding.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-
-#include "engine/pe/kind_description.h"
 
 namespace tinyenc::plot {
 namespace {

@@ -1,13 +1,13 @@
 #include "tools/tinyenc/plot/line_chart.h"
 
+#include <tinyenc/position_encoding.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 #include <string_view>
 #include <utility>
-
-#include "engine/pe/kind_description.h"
 
 namespace tinyenc::plot {
 namespace {

@@ -1,10 +1,11 @@
 #include "tools/tinyenc/plot/shift_figure.h"
 
+#include <tinyenc/position_encoding.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-#include "engine/pe/kind_description.h"
 #include "tools/tinyenc/plot/axis.h"
 #include "tools/tinyenc/plot/color.h"
 #include "tools/tinyenc/plot/line_chart.h"
