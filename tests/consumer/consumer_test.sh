@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the build into a temporary prefix and builds tests/consumer/main.cc against it twice,
 # with find_package(tinyenc) and with pkg-config, then runs both on a shipped model: the
-# embedding has the model's width and the label is the one `tinyenc run` prints. main.cc must be
+# embedding has the model's width and the label is the one `tinyenc run` prints. Then builds
+# tools/ (the tinyenc program) on its own against the same prefix: the program needs nothing but
+# the installed package, and prints what the project's own build prints. main.cc must be
 # README's "Use as a library" example, so the example people copy is the one compiled here.
 #
 #   consumer_test.sh BUILD_DIR SOURCE_DIR CXX SANITIZE
@@ -61,4 +63,17 @@ status=0
 "$work/consumer-pkgconfig" "$work/no-such-model" "$text" 2>"$work/error.txt" || status=$?
 [[ $status -eq 2 ]] || fail "a missing folder: exit $status, expected 2"
 grep -q "no-such-model: model folder not found" "$work/error.txt" || fail "$(cat "$work/error.txt")"
-echo "consumer_test: both consumers print embedding $width and label $label"
+
+echo "== tools/ against the installed package"
+cmake -S "$source/tools" -B "$work/tools" -DCMAKE_PREFIX_PATH="$prefix" \
+  -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=Release >"$work/tools.log" ||
+  { cat "$work/tools.log"; fail "configuring tools/ against the package"; }
+cmake --build "$work/tools" -j"$(nproc)" >>"$work/tools.log" ||
+  { tail -40 "$work/tools.log"; fail "building tools/ against the package"; }
+for command in "run -m $model $text --json" "order -m $model $text" "info -m $model"; do
+  # shellcheck disable=SC2086  # the command is words
+  [[ "$("$work/tools/tinyenc" $command)" == "$("$prefix/bin/tinyenc" $command)" ]] ||
+    fail "tools/ built alone prints something else for: tinyenc $command"
+done
+echo "consumer_test: both consumers print embedding $width and label $label; tools/ builds" \
+  "against the package alone"

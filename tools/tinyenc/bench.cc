@@ -24,14 +24,14 @@
 #include <string>
 #include <vector>
 
-#include "tools/tinyenc/command.h"
-#include "tools/tinyenc/corpus.h"
-#include "tools/tinyenc/json_text.h"
-#include "tools/tinyenc/line_reader.h"
-#include "tools/tinyenc/options.h"
-#include "tools/tinyenc/output.h"
-#include "tools/tinyenc/plot/latency_figure.h"
-#include "tools/tinyenc/progress.h"
+#include "command.h"
+#include "corpus.h"
+#include "json_text.h"
+#include "line_reader.h"
+#include "options.h"
+#include "output.h"
+#include "plot/latency_figure.h"
+#include "progress.h"
 
 namespace tinyenc::cli {
 namespace {

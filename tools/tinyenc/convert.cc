@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "tools/tinyenc/command.h"
+#include "command.h"
 
 namespace tinyenc::cli {
 namespace {

@@ -1,4 +1,4 @@
-#include "tools/tinyenc/corpus.h"
+#include "corpus.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -13,8 +13,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "tools/tinyenc/command.h"
-#include "tools/tinyenc/line_reader.h"
+#include "command.h"
+#include "line_reader.h"
 
 namespace tinyenc::cli {
 namespace {

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "tools/tinyenc/command.h"
-#include "tools/tinyenc/json_text.h"
-#include "tools/tinyenc/model_summary.h"
-#include "tools/tinyenc/options.h"
+#include "command.h"
+#include "json_text.h"
+#include "model_summary.h"
+#include "options.h"
 
 namespace tinyenc::cli {
 namespace {

@@ -1,4 +1,4 @@
-#include "tools/tinyenc/line_reader.h"
+#include "line_reader.h"
 
 #include <fcntl.h>
 #include <poll.h>

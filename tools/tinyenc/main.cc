@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/tinyenc/command.h"
+#include "command.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "tools/tinyenc/model_summary.h"
+#include "model_summary.h"
 
 #include <cstdio>
 #include <type_traits>

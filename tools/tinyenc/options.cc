@@ -1,4 +1,4 @@
-#include "tools/tinyenc/options.h"
+#include "options.h"
 
 #include <tinyenc/options.h>
 #include <tinyenc/text.h>
@@ -14,7 +14,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "tools/tinyenc/command.h"
+#include "command.h"
 
 namespace tinyenc::cli {
 namespace {

@@ -25,18 +25,18 @@
 
 #include <tinyenc/forward.h>
 
-#include "tools/tinyenc/command.h"
-#include "tools/tinyenc/line_reader.h"
-#include "tools/tinyenc/options.h"
-#include "tools/tinyenc/order/experiments.h"
-#include "tools/tinyenc/order/figures.h"
-#include "tools/tinyenc/order/measurement.h"
-#include "tools/tinyenc/order/perturbation.h"
-#include "tools/tinyenc/order/report.h"
-#include "tools/tinyenc/order/shift.h"
-#include "tools/tinyenc/output.h"
-#include "tools/tinyenc/plot/sensitivity_figures.h"
-#include "tools/tinyenc/unknown_tokens.h"
+#include "command.h"
+#include "line_reader.h"
+#include "options.h"
+#include "order/experiments.h"
+#include "order/figures.h"
+#include "order/measurement.h"
+#include "order/perturbation.h"
+#include "order/report.h"
+#include "order/shift.h"
+#include "output.h"
+#include "plot/sensitivity_figures.h"
+#include "unknown_tokens.h"
 
 namespace tinyenc::cli {
 namespace order {

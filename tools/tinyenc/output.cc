@@ -1,4 +1,4 @@
-#include "tools/tinyenc/output.h"
+#include "output.h"
 
 #include <dirent.h>
 #include <fcntl.h>

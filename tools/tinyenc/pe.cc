@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "tools/tinyenc/command.h"
-#include "tools/tinyenc/json_text.h"
-#include "tools/tinyenc/options.h"
-#include "tools/tinyenc/output.h"
-#include "tools/tinyenc/plot/position_encoding_figure.h"
+#include "command.h"
+#include "json_text.h"
+#include "options.h"
+#include "output.h"
+#include "plot/position_encoding_figure.h"
 
 namespace tinyenc::cli {
 namespace {

@@ -1,4 +1,4 @@
-#include "tools/tinyenc/progress.h"
+#include "progress.h"
 
 #include <unistd.h>
 

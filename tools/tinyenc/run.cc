@@ -22,15 +22,15 @@
 #include <tuple>
 #include <vector>
 
-#include "tools/tinyenc/command.h"
-#include "tools/tinyenc/corpus.h"
-#include "tools/tinyenc/json_text.h"
-#include "tools/tinyenc/line_reader.h"
-#include "tools/tinyenc/model_summary.h"
-#include "tools/tinyenc/options.h"
-#include "tools/tinyenc/output.h"
-#include "tools/tinyenc/progress.h"
-#include "tools/tinyenc/unknown_tokens.h"
+#include "command.h"
+#include "corpus.h"
+#include "json_text.h"
+#include "line_reader.h"
+#include "model_summary.h"
+#include "options.h"
+#include "output.h"
+#include "progress.h"
+#include "unknown_tokens.h"
 
 namespace tinyenc::cli {
 namespace {

@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "tools/tinyenc/command.h"
-#include "tools/tinyenc/json_text.h"
-#include "tools/tinyenc/line_reader.h"
-#include "tools/tinyenc/options.h"
-#include "tools/tinyenc/unknown_tokens.h"
+#include "command.h"
+#include "json_text.h"
+#include "line_reader.h"
+#include "options.h"
+#include "unknown_tokens.h"
 
 namespace tinyenc::cli {
 namespace {

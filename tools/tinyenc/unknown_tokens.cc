@@ -1,4 +1,4 @@
-#include "tools/tinyenc/unknown_tokens.h"
+#include "unknown_tokens.h"
 
 #include <tinyenc/text.h>
 

@@ -1,4 +1,4 @@
-#include "tools/tinyenc/order/attention_distance.h"
+#include "order/attention_distance.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,10 +6,10 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "tools/tinyenc/json_text.h"
-#include "tools/tinyenc/order/experiments.h"
-#include "tools/tinyenc/order/report.h"
-#include "tools/tinyenc/order/table_text.h"
+#include "json_text.h"
+#include "order/experiments.h"
+#include "order/report.h"
+#include "order/table_text.h"
 
 namespace tinyenc::cli::order {
 namespace {

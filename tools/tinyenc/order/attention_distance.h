@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/tinyenc/order/measurement.h"
+#include "order/measurement.h"
 
 namespace tinyenc::cli::order {
 

@@ -1,4 +1,4 @@
-#include "tools/tinyenc/order/experiments.h"
+#include "order/experiments.h"
 
 #include <algorithm>
 #include <fstream>
@@ -6,13 +6,13 @@
 
 #include <unistd.h>
 
-#include "tools/tinyenc/command.h"
-#include "tools/tinyenc/order/attention_distance.h"
-#include "tools/tinyenc/order/extrapolation.h"
-#include "tools/tinyenc/order/figures.h"
-#include "tools/tinyenc/plot/attention_distance_figure.h"
-#include "tools/tinyenc/plot/extrapolation_figure.h"
-#include "tools/tinyenc/plot/text_metrics.h"
+#include "command.h"
+#include "order/attention_distance.h"
+#include "order/extrapolation.h"
+#include "order/figures.h"
+#include "plot/attention_distance_figure.h"
+#include "plot/extrapolation_figure.h"
+#include "plot/text_metrics.h"
 
 namespace tinyenc::cli::order {
 namespace {

@@ -1,4 +1,4 @@
-#include "tools/tinyenc/order/extrapolation.h"
+#include "order/extrapolation.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -17,11 +17,11 @@
 #include <tinyenc/tinyenc.h>
 #include <tinyenc/tokenizer.h>
 
-#include "tools/tinyenc/command.h"
-#include "tools/tinyenc/json_text.h"
-#include "tools/tinyenc/order/experiments.h"
-#include "tools/tinyenc/order/report.h"
-#include "tools/tinyenc/order/table_text.h"
+#include "command.h"
+#include "json_text.h"
+#include "order/experiments.h"
+#include "order/report.h"
+#include "order/table_text.h"
 
 namespace tinyenc::cli::order {
 namespace {

@@ -14,7 +14,7 @@
 #include <optional>
 #include <string>
 #include <vector>
-#include "tools/tinyenc/line_reader.h"
+#include "line_reader.h"
 
 namespace tinyenc::cli::order {
 

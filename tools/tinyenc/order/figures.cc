@@ -1,4 +1,4 @@
-#include "tools/tinyenc/order/figures.h"
+#include "order/figures.h"
 
 #include <algorithm>
 #include <cctype>
@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <vector>
 
-#include "tools/tinyenc/output.h"
-#include "tools/tinyenc/plot/attention_figure.h"
+#include "output.h"
+#include "plot/attention_figure.h"
 
 namespace tinyenc::cli::order {
 namespace {

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <string>
 
-#include "tools/tinyenc/order/measurement.h"
+#include "order/measurement.h"
 
 namespace tinyenc::cli::order {
 

@@ -1,4 +1,4 @@
-#include "tools/tinyenc/order/measurement.h"
+#include "order/measurement.h"
 
 #include <tinyenc/text.h>
 #include <tinyenc/tokenizer.h>

@@ -15,8 +15,8 @@
 #include <tinyenc/forward.h>
 #include <tinyenc/tinyenc.h>
 
-#include "tools/tinyenc/order/perturbation.h"
-#include "tools/tinyenc/unknown_tokens.h"
+#include "order/perturbation.h"
+#include "unknown_tokens.h"
 
 namespace tinyenc::cli::order {
 

@@ -1,4 +1,4 @@
-#include "tools/tinyenc/order/perturbation.h"
+#include "order/perturbation.h"
 
 #include <tinyenc/text.h>
 #include <tinyenc/tokenizer.h>
@@ -9,7 +9,7 @@
 #include <set>
 #include <tuple>
 
-#include "tools/tinyenc/command.h"
+#include "command.h"
 
 namespace tinyenc::cli::order {
 

@@ -1,4 +1,4 @@
-#include "tools/tinyenc/order/report.h"
+#include "order/report.h"
 
 #include <tinyenc/text.h>
 
@@ -7,9 +7,9 @@
 #include <optional>
 #include <set>
 
-#include "tools/tinyenc/order/table_text.h"
-#include "tools/tinyenc/output.h"
-#include "tools/tinyenc/plot/text_metrics.h"
+#include "order/table_text.h"
+#include "output.h"
+#include "plot/text_metrics.h"
 
 namespace tinyenc::cli::order {
 namespace {

@@ -1,17 +1,17 @@
-#include "tools/tinyenc/order/shift.h"
+#include "order/shift.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <stdexcept>
 
-#include "tools/tinyenc/command.h"
-#include "tools/tinyenc/order/figures.h"
-#include "tools/tinyenc/order/measurement.h"
-#include "tools/tinyenc/order/report.h"
-#include "tools/tinyenc/order/table_text.h"
-#include "tools/tinyenc/plot/shift_figure.h"
-#include "tools/tinyenc/plot/text_metrics.h"
+#include "command.h"
+#include "order/figures.h"
+#include "order/measurement.h"
+#include "order/report.h"
+#include "order/table_text.h"
+#include "plot/shift_figure.h"
+#include "plot/text_metrics.h"
 
 namespace tinyenc::cli::order {
 namespace {

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "tools/tinyenc/options.h"
-#include "tools/tinyenc/order/measurement.h"
-#include "tools/tinyenc/output.h"
+#include "options.h"
+#include "order/measurement.h"
+#include "output.h"
 
 namespace tinyenc::cli::order {
 

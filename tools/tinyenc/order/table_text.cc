@@ -1,4 +1,4 @@
-#include "tools/tinyenc/order/table_text.h"
+#include "order/table_text.h"
 
 #include <charconv>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/tinyenc/plot/text_metrics.h"
+#include "plot/text_metrics.h"
 
 namespace tinyenc::cli::order {
 

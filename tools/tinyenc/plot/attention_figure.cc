@@ -1,4 +1,4 @@
-#include "tools/tinyenc/plot/attention_figure.h"
+#include "plot/attention_figure.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "tools/tinyenc/plot/axis.h"
-#include "tools/tinyenc/plot/color.h"
-#include "tools/tinyenc/plot/heatmap.h"
-#include "tools/tinyenc/plot/svg.h"
-#include "tools/tinyenc/plot/text_metrics.h"
+#include "plot/axis.h"
+#include "plot/color.h"
+#include "plot/heatmap.h"
+#include "plot/svg.h"
+#include "plot/text_metrics.h"
 
 namespace tinyenc::plot {
 namespace {

@@ -1,10 +1,10 @@
-#include "tools/tinyenc/plot/axis.h"
+#include "plot/axis.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-#include "tools/tinyenc/plot/text_metrics.h"
+#include "plot/text_metrics.h"
 
 namespace tinyenc::plot {
 namespace {

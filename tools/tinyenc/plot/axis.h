@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tools/tinyenc/plot/svg.h"
+#include "plot/svg.h"
 
 namespace tinyenc::plot {
 

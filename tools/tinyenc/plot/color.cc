@@ -1,4 +1,4 @@
-#include "tools/tinyenc/plot/color.h"
+#include "plot/color.h"
 
 #include <tinyenc/position_encoding.h>
 

@@ -1,14 +1,14 @@
-#include "tools/tinyenc/plot/extrapolation_figure.h"
+#include "plot/extrapolation_figure.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <set>
 
-#include "tools/tinyenc/plot/axis.h"
-#include "tools/tinyenc/plot/color.h"
-#include "tools/tinyenc/plot/line_chart.h"
-#include "tools/tinyenc/plot/text_metrics.h"
+#include "plot/axis.h"
+#include "plot/color.h"
+#include "plot/line_chart.h"
+#include "plot/text_metrics.h"
 
 namespace tinyenc::plot {
 namespace {

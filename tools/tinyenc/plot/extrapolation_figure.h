@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/tinyenc/plot/svg.h"
+#include "plot/svg.h"
 
 namespace tinyenc::plot {
 

@@ -1,9 +1,9 @@
-#include "tools/tinyenc/plot/heatmap.h"
+#include "plot/heatmap.h"
 
 #include <algorithm>
 #include <stdexcept>
 
-#include "tools/tinyenc/plot/text_metrics.h"
+#include "plot/text_metrics.h"
 
 namespace tinyenc::plot {
 namespace {

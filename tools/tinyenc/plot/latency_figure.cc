@@ -1,14 +1,14 @@
-#include "tools/tinyenc/plot/latency_figure.h"
+#include "plot/latency_figure.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-#include "tools/tinyenc/plot/axis.h"
-#include "tools/tinyenc/plot/color.h"
-#include "tools/tinyenc/plot/line_chart.h"
-#include "tools/tinyenc/plot/svg.h"
-#include "tools/tinyenc/plot/text_metrics.h"
+#include "plot/axis.h"
+#include "plot/color.h"
+#include "plot/line_chart.h"
+#include "plot/svg.h"
+#include "plot/text_metrics.h"
 
 namespace tinyenc::plot {
 namespace {

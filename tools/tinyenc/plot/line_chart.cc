@@ -1,4 +1,4 @@
-#include "tools/tinyenc/plot/line_chart.h"
+#include "plot/line_chart.h"
 
 #include <tinyenc/position_encoding.h>
 

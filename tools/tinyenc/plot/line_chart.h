@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "tools/tinyenc/plot/axis.h"
-#include "tools/tinyenc/plot/svg.h"
+#include "plot/axis.h"
+#include "plot/svg.h"
 
 namespace tinyenc::plot {
 

@@ -1,16 +1,16 @@
-#include "tools/tinyenc/plot/position_encoding_figure.h"
+#include "plot/position_encoding_figure.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
 
-#include "tools/tinyenc/plot/axis.h"
-#include "tools/tinyenc/plot/color.h"
-#include "tools/tinyenc/plot/heatmap.h"
-#include "tools/tinyenc/plot/line_chart.h"
-#include "tools/tinyenc/plot/svg.h"
-#include "tools/tinyenc/plot/text_metrics.h"
+#include "plot/axis.h"
+#include "plot/color.h"
+#include "plot/heatmap.h"
+#include "plot/line_chart.h"
+#include "plot/svg.h"
+#include "plot/text_metrics.h"
 
 namespace tinyenc::plot {
 namespace {

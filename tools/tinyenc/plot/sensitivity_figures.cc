@@ -1,14 +1,14 @@
-#include "tools/tinyenc/plot/sensitivity_figures.h"
+#include "plot/sensitivity_figures.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "tools/tinyenc/plot/axis.h"
-#include "tools/tinyenc/plot/bar_chart.h"
-#include "tools/tinyenc/plot/color.h"
-#include "tools/tinyenc/plot/line_chart.h"
-#include "tools/tinyenc/plot/svg.h"
-#include "tools/tinyenc/plot/text_metrics.h"
+#include "plot/axis.h"
+#include "plot/bar_chart.h"
+#include "plot/color.h"
+#include "plot/line_chart.h"
+#include "plot/svg.h"
+#include "plot/text_metrics.h"
 
 namespace tinyenc::plot {
 namespace {

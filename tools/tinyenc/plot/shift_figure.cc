@@ -1,4 +1,4 @@
-#include "tools/tinyenc/plot/shift_figure.h"
+#include "plot/shift_figure.h"
 
 #include <tinyenc/position_encoding.h>
 
@@ -6,11 +6,11 @@
 #include <cmath>
 #include <cstdio>
 
-#include "tools/tinyenc/plot/axis.h"
-#include "tools/tinyenc/plot/color.h"
-#include "tools/tinyenc/plot/line_chart.h"
-#include "tools/tinyenc/plot/svg.h"
-#include "tools/tinyenc/plot/text_metrics.h"
+#include "plot/axis.h"
+#include "plot/color.h"
+#include "plot/line_chart.h"
+#include "plot/svg.h"
+#include "plot/text_metrics.h"
 
 namespace tinyenc::plot {
 namespace {

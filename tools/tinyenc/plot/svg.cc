@@ -1,4 +1,4 @@
-#include "tools/tinyenc/plot/svg.h"
+#include "plot/svg.h"
 
 #include <charconv>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "tools/tinyenc/plot/svg_check.h"
+#include "plot/svg_check.h"
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <memory>
 
-#include "tools/tinyenc/plot/text_metrics.h"
+#include "plot/text_metrics.h"
 
 namespace tinyenc::plot {
 namespace {

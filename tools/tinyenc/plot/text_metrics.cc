@@ -1,4 +1,4 @@
-#include "tools/tinyenc/plot/text_metrics.h"
+#include "plot/text_metrics.h"
 
 #include <unicode/uchar.h>
 #include <unicode/utf8.h>
