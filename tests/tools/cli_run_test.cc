@@ -306,12 +306,13 @@ TEST(CliBench, JsonSchemaAndStagesSumToTheTotal) {
     double sum = 0.0;
     for (const auto& [stage, ms] : row["stages_ms"].items()) sum += ms.get<double>();
     // The stages are laps of one clock inside the forward pass: together they cannot exceed
-    // the pass timed from outside, and they cover most of it. Only most: what lies outside the
-    // laps (the call, freeing the outputs) is small, but a busy machine may preempt the process
-    // there, and 20 runs do not average that away.
+    // the pass timed from outside, and they cover most of a typical pass. Only most: what lies
+    // outside the laps (the call, freeing the outputs) is small, but a busy machine may preempt
+    // the process there, and one such run of 20 moves the mean (a 3 ms pause in 0.08 ms passes)
+    // while the median stays.
     const double mean = row["mean_ms"].get<double>();
     EXPECT_LE(sum, 1.01 * mean + 1e-3) << row.dump();
-    EXPECT_GE(sum, 0.7 * mean) << row.dump();
+    EXPECT_GE(sum, 0.7 * row["p50_ms"].get<double>()) << row.dump();
   }
   const ProgramResult bad = run_tinyenc("bench --config huge");
   EXPECT_EQ(bad.exit_code, 2);
