@@ -114,12 +114,13 @@ void int8_to_f32(const void* stored, const float* scales, int64_t out, int64_t i
   }
 }
 
-// Which primitive: f32 runs up to 256 rows (inputs up to a few hundred tokens) as a 1x1
-// convolution over [rows, in] as a width-`rows` image in nwc layout. Its weights are reordered
-// once into oneDNN's blocked layout, where a GEMM re-packs the whole matrix on every call: a pass
-// over weights that come from memory, which dominates when rows are few (2x at 8 rows on AVX2)
-// and still shows at 128 and 256 rows (bench/ceiling_bench.cc, BM_OneDnnF32 on base's shapes
-// with the weights cycled from memory; figures in bench/README.md, Ceilings). Many rows: a
+// The fixed rule, for a process with no book of measured choices (engine/ops/linear_choice.h,
+// which measures by default). Which primitive: f32 runs up to 256 rows (inputs up to a few hundred
+// tokens) as a 1x1 convolution over [rows, in] as a width-`rows` image in nwc layout. Its weights
+// are reordered once into oneDNN's blocked layout, where a GEMM re-packs the whole matrix on every
+// call: a pass over weights that come from memory, which dominates when rows are few (2x at 8 rows
+// on AVX2) and still shows at 128 and 256 rows (bench/ceiling_bench.cc, BM_OneDnnF32 on base's
+// shapes with the weights cycled from memory; figures in bench/README.md, Ceilings). Many rows: a
 // matmul reading torch's [out, in] matrix in place ("ba" as [in, out]), the order oneDNN's GEMM
 // runs fastest with there; which of the two is faster from 512 rows depends on the shape and on
 // whether the weights stay in the cache (the matmul was ahead at mini's 1024 x 1024 x 256 with

@@ -74,8 +74,9 @@ struct DtypeTraits {
   dnnl::memory::data_type activation_type;
   dnnl::memory::data_type accumulator_type;
   ActivationForm activations;
-  // A 1x1 convolution (weights reordered once into its blocked layout) up to this many rows, a
-  // matmul beyond; the matmul reads torch's [out, in] matrix in place, or packs it once.
+  // The fixed rule (engine/ops/linear_choice.h measures instead where it can): a 1x1 convolution
+  // (weights reordered once into its blocked layout) up to this many rows, a matmul beyond; the
+  // matmul reads torch's [out, in] matrix in place, or packs it once.
   int64_t max_convolution_rows;
   bool matmul_weights_in_place;
 

@@ -10,6 +10,7 @@
 
 #include "engine/io/quoted.h"
 #include "models/forward_memory.h"
+#include "models/linear_choice_book.h"
 #include "tokenizer/load_tokenizer.h"
 
 namespace tinyenc {
@@ -66,6 +67,7 @@ void Pipeline::start() {
     }
     encoder_config.pooling = *options.pooling;
   }
+  install_linear_choice_book();
   encoder_ = std::make_unique<Encoder>(encoder_config, model_.weights);
   set_position_offset(options.position_offset);
 }

@@ -1,10 +1,16 @@
 #include "engine/ops/matmul.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstring>
+#include <functional>
+#include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "engine/ops/implementation.h"
+#include "engine/ops/linear_choice.h"
 #include "engine/ops/quantize.h"
 
 namespace tinyenc::ops {
@@ -171,16 +177,144 @@ void* Matmul::activation_buffer(int64_t rows, int64_t in, size_t element_size) {
   return source_.data();
 }
 
+namespace {
+
+using Attributes = std::function<dnnl::primitive_attr(const memory::desc& dst)>;
+
+// The two ways to compute y[rows, out] = x[rows, in] W^T, as primitive descriptors at the first
+// acceptable implementation, with their source, destination and bias descriptors.
+struct Candidate {
+  memory::desc src, dst, bias;
+};
+
+std::optional<dnnl::convolution_forward::primitive_desc> convolution_for(
+    const dnnl::engine& engine, const DtypeTraits& traits, int64_t rows, int64_t in, int64_t out,
+    bool with_bias, const Attributes& attributes, Candidate& candidate) {
+  using Convolution = dnnl::convolution_forward;
+  candidate.src = memory::desc({1, in, rows}, traits.activation_type, tag::acb);
+  candidate.dst = memory::desc({1, out, rows}, traits.accumulator_type, tag::acb);
+  candidate.bias = memory::desc({out}, memory::data_type::f32, tag::a);
+  const memory::desc any_weights({out, in, 1}, traits.weight_type, tag::any);
+  const auto kind = dnnl::prop_kind::forward_inference;
+  const auto direct = dnnl::algorithm::convolution_direct;
+  const Convolution::desc description =
+      with_bias ? Convolution::desc(kind, direct, candidate.src, any_weights, candidate.bias,
+                                    candidate.dst, {1}, {0}, {0})
+                : Convolution::desc(kind, direct, candidate.src, any_weights, candidate.dst, {1},
+                                    {0}, {0});
+  Convolution::primitive_desc pd(description, attributes(candidate.dst), engine);
+  // No acceptable convolution for this shape (e.g. int8 with an output count the kernels do not
+  // block): the caller takes the matmul.
+  if (!choose_implementation(pd)) return std::nullopt;
+  return pd;
+}
+
+dnnl::matmul::primitive_desc matmul_for(const dnnl::engine& engine, const DtypeTraits& traits,
+                                        int64_t rows, int64_t in, int64_t out, bool with_bias,
+                                        const Attributes& attributes, Candidate& candidate) {
+  candidate.src = memory::desc({rows, in}, traits.activation_type, tag::ab);
+  candidate.dst = memory::desc({rows, out}, traits.accumulator_type, tag::ab);
+  candidate.bias = memory::desc({1, out}, memory::data_type::f32, tag::ab);
+  // torch's matrix in place, or packed once into the layout the kernel asks for.
+  const memory::desc weight_desc({in, out}, traits.weight_type,
+                                 traits.matmul_weights_in_place ? tag::ba : tag::any);
+  const dnnl::matmul::desc description =
+      with_bias ? dnnl::matmul::desc(candidate.src, weight_desc, candidate.bias, candidate.dst)
+                : dnnl::matmul::desc(candidate.src, weight_desc, candidate.dst);
+  dnnl::matmul::primitive_desc pd(description, attributes(candidate.dst), engine);
+  require_implementation(pd, "a " + std::string(traits.name) + " Linear " + std::to_string(in) +
+                                 " -> " + std::to_string(out) + " on " + std::to_string(rows) +
+                                 " rows");
+  return pd;
+}
+
+// Seconds of one run of `primitive` on zero-filled memory of its own descriptors' sizes.
+class Trial {
+ public:
+  template <class PrimitiveDesc>
+  Trial(const dnnl::engine& engine, const PrimitiveDesc& pd)
+      : primitive_(pd),
+        args_{{DNNL_ARG_SRC, zeros(engine, pd.src_desc())},
+              {DNNL_ARG_WEIGHTS, zeros(engine, pd.weights_desc())},
+              {DNNL_ARG_DST, zeros(engine, pd.dst_desc())}} {}
+
+  double seconds(dnnl::stream& stream) {
+    const auto start = std::chrono::steady_clock::now();
+    primitive_.execute(stream, args_);
+    stream.wait();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+
+ private:
+  static memory zeros(const dnnl::engine& engine, const memory::desc& desc) {
+    memory data(desc, engine);  // oneDNN allocates desc.get_size() bytes
+    std::memset(data.get_data_handle(), 0, desc.get_size());
+    return data;
+  }
+  dnnl::primitive primitive_;
+  std::unordered_map<int, memory> args_;
+};
+
+// Which candidate runs `rows` x in x out faster here: each run once untimed, then alternately
+// (so that a slow spell of the machine falls on both) until both have run kMinRounds times and
+// kMinSeconds have passed, or kMaxRounds; the faster best time wins. No bias or post-ops: they
+// cost both the same.
+LinearPrimitive faster_primitive(const dnnl::engine& engine, dnnl::stream& stream,
+                                 const DtypeTraits& traits, int64_t rows, int64_t in, int64_t out) {
+  constexpr int kMinRounds = 3, kMaxRounds = 20;
+  constexpr double kMinSeconds = 0.02;
+  const Attributes plain = [](const memory::desc&) { return dnnl::primitive_attr(); };
+  Candidate unused;
+  const auto convolution_pd = convolution_for(engine, traits, rows, in, out, false, plain, unused);
+  if (!convolution_pd) return LinearPrimitive::kMatmul;
+  Trial convolution(engine, *convolution_pd);
+  Trial matmul(engine, matmul_for(engine, traits, rows, in, out, false, plain, unused));
+  convolution.seconds(stream);
+  matmul.seconds(stream);
+  double best_convolution = 1e30, best_matmul = 1e30, total = 0.0;
+  for (int round = 0; round < kMaxRounds && (round < kMinRounds || total < kMinSeconds); ++round) {
+    const double c = convolution.seconds(stream), m = matmul.seconds(stream);
+    best_convolution = std::min(best_convolution, c);
+    best_matmul = std::min(best_matmul, m);
+    total += c + m;
+  }
+  return best_convolution < best_matmul ? LinearPrimitive::kConvolution : LinearPrimitive::kMatmul;
+}
+
+}  // namespace
+
+LinearPrimitive Matmul::preferred_primitive(const Key& key, const WeightMatrix& weights) {
+  const DtypeTraits& traits = dtype_traits(key.dtype);
+  const LinearPrimitive rule = key.rows <= traits.max_convolution_rows
+                                   ? LinearPrimitive::kConvolution
+                                   : LinearPrimitive::kMatmul;
+  switch (linear_choice_mode()) {
+    case LinearChoiceMode::kConvolution:
+      return LinearPrimitive::kConvolution;
+    case LinearChoiceMode::kMatmul:
+      return LinearPrimitive::kMatmul;
+    case LinearChoiceMode::kRule:
+      return rule;
+    case LinearChoiceMode::kMeasure:
+      break;
+  }
+  const int64_t in = weights.in_features(), out = weights.out_features();
+  const int64_t rows = measured_rows(key.rows);
+  return recorded_linear_choice(linear_choice_key(key.dtype, in, out, rows, key.threads),
+                                [&] {
+                                  return faster_primitive(runtime_->engine, runtime_->stream,
+                                                          traits, rows, in, out);
+                                })
+      .value_or(rule);
+}
+
 Matmul::Plan Matmul::plan(const Key& key, WeightMatrix& weights) {
   const int64_t rows = key.rows, in = weights.in_features(), out = weights.out_features();
   const DtypeTraits& traits = dtype_traits(key.dtype);
-  const memory::data_type f32 = memory::data_type::f32, source = traits.activation_type;
-  // int8 gives the s32 sums as accumulated, with no bias or post-op (rowwise_int8 does the rest).
-  const memory::data_type sums = traits.accumulator_type;
   const dnnl::engine& engine = runtime_->engine;
   void* bias = const_cast<float*>(key.bias);  // oneDNN only reads it
-  // The post-ops, for a destination `dst`.
-  auto attributes_for = [&](const memory::desc& dst) {
+  // The post-ops (int8 has none: rowwise_int8 does the rest), for a destination `dst`.
+  const Attributes attributes = [&](const memory::desc& dst) {
     dnnl::post_ops post_ops;
     if (key.epilogue != Epilogue::kNone) {
       post_ops.append_eltwise(1.0f, algorithm_of(key.epilogue), 0.0f, 0.0f);
@@ -194,54 +328,32 @@ Matmul::Plan Matmul::plan(const Key& key, WeightMatrix& weights) {
   Plan plan;
   dnnl::primitive primitive;
   memory weight_memory;
-  memory::desc src, dst, bias_desc;
+  Candidate candidate;
   bool chosen = false;
-  if (rows <= traits.max_convolution_rows) {
-    using Convolution = dnnl::convolution_forward;
-    src = memory::desc({1, in, rows}, source, tag::acb);
-    dst = memory::desc({1, out, rows}, sums, tag::acb);
-    bias_desc = memory::desc({out}, f32, tag::a);
-    const memory::desc any_weights({out, in, 1}, weights.data_type(), tag::any);
-    const auto kind = dnnl::prop_kind::forward_inference;
-    const auto direct = dnnl::algorithm::convolution_direct;
-    const Convolution::desc description =
-        bias ? Convolution::desc(kind, direct, src, any_weights, bias_desc, dst, {1}, {0}, {0})
-             : Convolution::desc(kind, direct, src, any_weights, dst, {1}, {0}, {0});
-    Convolution::primitive_desc pd(description, attributes_for(dst), engine);
-    // No acceptable convolution for this shape (e.g. int8 with an output count the kernels do
-    // not block): the matmul below.
-    if (choose_implementation(pd)) {
+  if (preferred_primitive(key, weights) == LinearPrimitive::kConvolution) {
+    if (auto pd = convolution_for(engine, traits, rows, in, out, bias != nullptr, attributes,
+                                  candidate)) {
       chosen = true;
-      primitive = Convolution(pd);
-      plan.implementation = pd.impl_info_str();
-      weight_memory = weights.packed(pd.weights_desc());
+      primitive = dnnl::convolution_forward(*pd);
+      plan.implementation = pd->impl_info_str();
+      weight_memory = weights.packed(pd->weights_desc());
     }
   }
   if (!chosen) {
-    src = memory::desc({rows, in}, source, tag::ab);
-    dst = memory::desc({rows, out}, sums, tag::ab);
-    bias_desc = memory::desc({1, out}, f32, tag::ab);
-    // torch's matrix in place, or packed once into the layout the kernel asks for.
-    const bool in_place = traits.matmul_weights_in_place;
-    const memory::desc weight_desc({in, out}, weights.data_type(), in_place ? tag::ba : tag::any);
-    const dnnl::matmul::desc description =
-        bias ? dnnl::matmul::desc(src, weight_desc, bias_desc, dst)
-             : dnnl::matmul::desc(src, weight_desc, dst);
-    dnnl::matmul::primitive_desc pd(description, attributes_for(dst), engine);
-    require_implementation(pd, "a " + std::string(traits.name) + " Linear " + std::to_string(in) +
-                                   " -> " + std::to_string(out) + " on " + std::to_string(rows) +
-                                   " rows");
+    const dnnl::matmul::primitive_desc pd =
+        matmul_for(engine, traits, rows, in, out, bias != nullptr, attributes, candidate);
     primitive = dnnl::matmul(pd);
     plan.implementation = pd.impl_info_str();
-    weight_memory = in_place ? memory(weight_desc, engine, const_cast<void*>(weights.data()))
-                             : weights.packed(pd.weights_desc());
+    weight_memory = traits.matmul_weights_in_place
+                        ? memory(pd.weights_desc(), engine, const_cast<void*>(weights.data()))
+                        : weights.packed(pd.weights_desc());
   }
-  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(src, engine, nullptr)},
+  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(candidate.src, engine, nullptr)},
                                        {DNNL_ARG_WEIGHTS, weight_memory},
-                                       {DNNL_ARG_DST, memory(dst, engine, nullptr)}};
-  if (bias) args.emplace(DNNL_ARG_BIAS, memory(bias_desc, engine, bias));
+                                       {DNNL_ARG_DST, memory(candidate.dst, engine, nullptr)}};
+  if (bias) args.emplace(DNNL_ARG_BIAS, memory(candidate.bias, engine, bias));
   if (key.residual) {
-    args.emplace(residual_argument(key.epilogue), memory(dst, engine, nullptr));
+    args.emplace(residual_argument(key.epilogue), memory(candidate.dst, engine, nullptr));
   }
   plan.primitive = BoundPrimitive(std::move(primitive), std::move(args));
   return plan;

@@ -23,6 +23,7 @@
 #include "engine/buffer.h"
 #include "engine/dtype.h"
 #include "engine/ops/bound_primitive.h"
+#include "engine/ops/linear_choice.h"
 #include "engine/ops/quantize.h"
 #include "engine/ops/runtime.h"
 #include "engine/ops/weight_matrix.h"
@@ -68,6 +69,8 @@ class Matmul {
     std::string implementation;
   };
   Plan plan(const Key& key, WeightMatrix& weights);
+  // A 1x1 convolution or a matmul for this key (engine/ops/linear_choice.h).
+  LinearPrimitive preferred_primitive(const Key& key, const WeightMatrix& weights);
   // int8, per row. Some rows are quantized twice, the second time what the first left (x ~= s
   // (q - z) + s' (q' - z')), both quantizations rows of the one matmul: every row of an input of
   // at most kTwoPassRows rows (1 to 3 tokens), and elsewhere a row with values far out of its
