@@ -1,5 +1,7 @@
 #include "engine/ops/matmul.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -63,6 +65,22 @@ bool outlying(const float* row, int64_t count, ValueRange range) {
   return largest * largest > kOutlyingRatio * kOutlyingRatio * squares / static_cast<float>(count);
 }
 
+// body(begin, end) over rows [0, rows): split among the OpenMP threads when there is enough work
+// for them. Each row is computed alone, so the result does not depend on the split.
+template <class Body>
+void for_rows(int64_t rows, int64_t floats_per_row, Body&& body) {
+  constexpr int64_t kMinParallelFloats = 1 << 14;
+  if (rows < 2 || rows * floats_per_row < kMinParallelFloats || omp_get_max_threads() == 1) {
+    body(int64_t{0}, rows);
+    return;
+  }
+#pragma omp parallel
+  {
+    const int64_t threads = omp_get_num_threads(), thread = omp_get_thread_num();
+    body(rows * thread / threads, rows * (thread + 1) / threads);
+  }
+}
+
 }  // namespace
 
 const std::string Matmul::kNoImplementation;
@@ -100,13 +118,20 @@ void Matmul::rowwise_int8(const float* x, int64_t rows, WeightMatrix& weights, c
   // are rows + 0, 1, ... of the one matmul.
   auto* levels = static_cast<uint8_t*>(activation_buffer(2 * rows, in, 1));
   row_quantizations_.resize(static_cast<size_t>(2 * rows));
+  quantized_twice_.resize(static_cast<size_t>(rows));
+  for_rows(rows, in, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const ValueRange range = activation_range(x + r * in, in);
+      const ActivationQuantization q = choose_activation_quantization(range, activation_levels_);
+      quantize_activations(x + r * in, in, q, activation_levels_, levels + r * in);
+      row_quantizations_[static_cast<size_t>(r)] = q;
+      quantized_twice_[static_cast<size_t>(r)] =
+          rows <= kTwoPassRows || outlying(x + r * in, in, range);
+    }
+  });
   twice_.clear();
   for (int64_t r = 0; r < rows; ++r) {
-    const ValueRange range = activation_range(x + r * in, in);
-    const ActivationQuantization q = choose_activation_quantization(range, activation_levels_);
-    quantize_activations(x + r * in, in, q, activation_levels_, levels + r * in);
-    row_quantizations_[static_cast<size_t>(r)] = q;
-    if (rows <= kTwoPassRows || outlying(x + r * in, in, range)) twice_.push_back(r);
+    if (quantized_twice_[static_cast<size_t>(r)]) twice_.push_back(r);
   }
   const int64_t second = static_cast<int64_t>(twice_.size()), total = rows + second;
   const Key key{&weights,        weights.dtype(), nullptr,          total,
@@ -148,7 +173,9 @@ void Matmul::rowwise_int8(const float* x, int64_t rows, WeightMatrix& weights, c
       y_row[o] = add ? y_row[o] + value : value + (bias ? bias[o] : 0.0f);
     }
   };
-  for (int64_t r = 0; r < rows; ++r) dequantized(r, r, false);
+  for_rows(rows, out, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) dequantized(r, r, false);
+  });
   for (int64_t k = 0; k < second; ++k) dequantized(rows + k, twice_[static_cast<size_t>(k)], true);
   if (epilogue != Epilogue::kNone) {
     BoundPrimitive& activation =
@@ -167,7 +194,9 @@ void Matmul::rowwise_int8(const float* x, int64_t rows, WeightMatrix& weights, c
     activation.bind(DNNL_ARG_SRC, y).bind(DNNL_ARG_DST, y).execute(runtime_->stream);
   }
   if (residual) {
-    for (int64_t i = 0; i < rows * out; ++i) y[i] += residual[i];
+    for_rows(rows, out, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin * out; i < end * out; ++i) y[i] += residual[i];
+    });
   }
 }
 
