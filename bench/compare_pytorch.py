@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""tinyenc (f32, bf16, int8) vs PyTorch eager (f32, bf16, int8) vs ONNX Runtime (f32), one model.
+"""tinyenc vs PyTorch eager, ONNX Runtime and OpenVINO, in f32, bf16 and int8, one model each.
 
 For each preset (tiny/mini/small/base) the script builds ONE random-weight ReferenceEncoder
 (tools/golden/reference_encoder.py, fixed seed: nn.Embedding + learned positions + token types +
@@ -14,7 +14,21 @@ dynamic batch and seq). Every engine then runs those weights:
   PyTorch bf16           the same under torch.autocast("cpu", torch.bfloat16)
   PyTorch int8           torch.ao.quantization.quantize_dynamic(model, {nn.Linear}, torch.qint8)
                          on the quantized engine "onednn" (falls back to the best supported)
-  ORT f32                onnxruntime-node's CPU execution provider (bench/onnxruntime/run.mjs)
+  ORT f32                ONNX Runtime's CPU execution provider on model.onnx
+  ORT int8               the same on its quantize_dynamic copy (int8 MatMul weights, u8
+                         activations quantized per call); ORT has no bf16 column
+  OpenVINO f32/bf16      the CPU plugin at inference precision f32 / bf16 (bf16 n/a where the CPU
+                         does not offer it)
+  OpenVINO int8          NNCF post-training quantization (calibrated on seeded random ids),
+                         compiled at OpenVINO's default precision for the rest
+
+ONNX Runtime and OpenVINO run in bench/peers/peer.py, one process per measurement, under
+--peers-python (default bench/.venv/bin/python, made by `bash bench/peers/setup.sh` from
+bench/peers/requirements.txt): nncf needs a newer PyTorch than Debian's, so they cannot share
+this process or a venv that sees Debian's packages. Without that Python their columns are left
+out, with a note. Each prints its version, settings and what it ran (ORT's fused graph, the
+OpenVINO runtime graph's primitives) before the table. A dtype a peer refuses is n/a, its reason
+in the notes.
 
 The fused fast path accepts neither autocast on CPU (it checks CUDA's autocast flag only, then
 fails on mixed dtypes) nor quantized Linear layers (it reads linear1.weight as a tensor), so the
@@ -27,19 +41,23 @@ FLOPs, besides the attention's own products.
 Before timing, each preset runs a fixed input through every engine and prints the difference
 from tinyenc f32 (max abs, and relative L2 norm of the difference): an f32 engine further than
 --f32-tolerance (1e-4) in max abs, or a reduced-precision one further than --low-tolerance in
-relative L2, is not timed. Timing alternates all engines for --rounds rounds (these machines
-change speed for seconds at a time, so no engine may get all the good seconds); each cell is the
-median over rounds of each round's p50. Ratios: the best other engine's p50 over tinyenc's, per
-dtype and over all dtypes (tinyenc's fastest against everyone's fastest; > 1: tinyenc is faster).
+relative L2, is not timed ("refused" in the table). Timing alternates all engines for --rounds
+rounds (these machines change speed for seconds at a time, so no engine may get all the good
+seconds); each cell is the median over rounds of each round's p50. Ratios: the best other
+engine's p50 over tinyenc's, per dtype and over all dtypes (tinyenc's fastest against everyone's
+fastest; > 1: tinyenc is faster).
 
 PyTorch threads: torch.set_num_threads and Debian's OpenBLAS pool (which torch's setting does
 not reach) both set to the row's threads; with more than one thread PyTorch is also timed with
 one ATen thread over OpenBLAS at `threads` and its faster arrangement counts. Debian's PyTorch
 calls whatever libblas.so.3 the alternatives system selects; the script refuses to run on the
-reference BLAS (7-20x slower; install libopenblas0-pthread).
+reference BLAS (7-20x slower; install libopenblas0-pthread). ONNX Runtime: intra-op threads =
+the row's threads, inter-op 1; OpenVINO: INFERENCE_NUM_THREADS = the row's threads, one stream,
+the LATENCY hint. The peers time the same deterministic ids for every shape, reused run to run.
 
-  /usr/bin/python3 bench/compare_pytorch.py --configs small,base --seq 8,128 --batch 1 \\
-      --threads 1 --rounds 3 --format md
+  bash bench/peers/setup.sh
+  /usr/bin/python3 bench/compare_pytorch.py --configs mini,small,base --seq 8,32,128 \\
+      --rounds 3 --format md
 """
 import argparse
 import contextlib
@@ -62,7 +80,10 @@ PRESETS = {"tiny": (128, 2, 2, 512), "mini": (256, 4, 4, 1024), "small": (512, 8
            "base": (768, 12, 12, 3072)}
 DTYPES = ("f32", "bf16", "int8")
 WEIGHT_TYPE = {"f32": "f32", "bf16": "bf16", "int8": "s8"}  # oneDNN's name of the weights' type
-ORT_DIR = ROOT / "bench" / "onnxruntime"
+PEER_SCRIPT = ROOT / "bench" / "peers" / "peer.py"
+# The dtypes each peer has a column for. ONNX Runtime's CPU execution provider has no bf16
+# kernels for this graph (peer.py refuses it rather than run f32 under the name).
+PEER_DTYPES = {"ORT": ("f32", "int8"), "OpenVINO": DTYPES}
 CHECK_SEQ = 16
 
 
@@ -362,27 +383,62 @@ def encoder_bench_p50(bench, dtype, preset, batch, seq, threads, min_seconds):
     return None, f"{bench.name} has no {name}"
 
 
-# --- ONNX Runtime ------------------------------------------------------------------------------
+# --- ONNX Runtime and OpenVINO ----------------------------------------------------------------
 
-def ort_command(model, *args):
-    return ["node", str(ORT_DIR / "run.mjs"), "--model", str(model), *map(str, args)]
-
-
-def ort_run(command):
-    result = subprocess.run(command, capture_output=True, text=True, cwd=ORT_DIR)
-    if result.returncode != 0:
-        raise RuntimeError(f"ONNX Runtime: {result.stderr.strip()}")
+def peer_run(python, engine, dtype, model, *args):
+    """bench/peers/peer.py's JSON object for one engine and dtype, run by the peers' venv (its
+    nncf cannot share a process, or a venv, with Debian's PyTorch): one with "refused" when the
+    peer does not offer the dtype here (exit 3)."""
+    command = [str(python), str(PEER_SCRIPT), "--engine", engine.lower(), "--dtype", dtype,
+               "--model", str(model), *map(str, args)]
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode not in (0, 3):
+        raise RuntimeError((result.stderr.strip().splitlines() or [f"{engine} {dtype}: failed "
+                                                                    f"({result.returncode})"])[-1])
     return json.loads(result.stdout)
 
 
-def ort_available():
-    if not (ORT_DIR / "node_modules" / "onnxruntime-node").exists():
-        return "bench/onnxruntime/node_modules missing (cd bench/onnxruntime && npm ci " \
-               "--ignore-scripts)"
-    with contextlib.suppress(FileNotFoundError):
-        subprocess.run(["node", "--version"], capture_output=True, check=True)
-        return ""
-    return "node not found"
+def peer_check(python, model, ids, columns, preset, notes):
+    """{(peer, dtype): peer.py's output for the check ids} of the peers' columns; a dtype a peer
+    refuses here, or a peer that fails, leaves a note and an n/a cell instead."""
+    results = {}
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as ids_file:
+        json.dump({"ids": ids}, ids_file)
+        ids_file.flush()
+        for engine, dtype in columns:
+            try:
+                result = peer_run(python, engine, dtype, model, "--threads", 1, "--ids",
+                                  ids_file.name)
+            except RuntimeError as error:
+                notes.append(f"{preset}: {engine} {dtype} not run: {error}")
+                continue
+            if "refused" in result:
+                notes.append(f"{preset}: {engine} {dtype} n/a: {result['refused']}")
+                continue
+            results[(engine, dtype)] = result
+    return results
+
+
+def describe_peer(engine, dtype, result, where, shown):
+    """The line naming a peer's version, settings and implementation the first time it ran;
+    later, only an implementation not shown before (OpenVINO picks its primitives per input
+    shape; ORT names its kernels in the check only); None when there is nothing new. `shown`
+    keeps what was printed, per (peer, dtype)."""
+    implementation = result.get("implementation")
+    if (engine, dtype) not in shown:
+        shown[(engine, dtype)] = {implementation}
+        return (f"{engine} {dtype}: {result['version']}; {result['settings']} (threads: 1 in "
+                f"the check, the row's when timed); ran ({where}): {implementation}")
+    if implementation and implementation not in shown[(engine, dtype)]:
+        shown[(engine, dtype)].add(implementation)
+        return f"{engine} {dtype} ran ({where}): {implementation}"
+    return None
+
+
+def peers_missing(python):
+    if not pathlib.Path(python).exists():
+        return f"{python} not found (run `bash bench/peers/setup.sh`)"
+    return ""
 
 
 # --- accuracy ----------------------------------------------------------------------------------
@@ -429,11 +485,11 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--min-time", type=float, default=1.0, help="seconds per measurement")
     parser.add_argument("--min-runs", type=int, default=5,
-                        help="PyTorch and ONNX Runtime runs per measurement, at least")
+                        help="PyTorch, ONNX Runtime and OpenVINO runs per measurement, at least")
     parser.add_argument("--max-time", type=float, default=10.0,
                         help="seconds after which a slow PyTorch variant stops (one run at least)")
-    parser.add_argument("--engines", default="tinyenc,pytorch,ort",
-                        help="any of tinyenc, pytorch, ort")
+    parser.add_argument("--engines", default="tinyenc,pytorch,ort,openvino",
+                        help="any of tinyenc, pytorch, ort, openvino")
     parser.add_argument("--dtypes", default="f32,bf16,int8")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--f32-tolerance", type=float, default=1e-4,
@@ -444,6 +500,9 @@ def main():
     parser.add_argument("--build-dir", default=str(ROOT / "build"))
     parser.add_argument("--models-dir", default=str(ROOT / "bench" / "exported"),
                         help="where the presets' model folders and ONNX files are kept")
+    parser.add_argument("--peers-python", default=str(ROOT / "bench" / ".venv" / "bin" / "python"),
+                        help="the Python that runs bench/peers/peer.py (ONNX Runtime, OpenVINO); "
+                             "bash bench/peers/setup.sh makes the default")
     args = parser.parse_args()
     engines = set(args.engines.split(","))
     dtypes = [d for d in DTYPES if d in args.dtypes.split(",")]
@@ -464,7 +523,12 @@ def main():
         sys.exit(f"{tinyenc} not found: build the project first")
     with_dtype = "tinyenc" in engines and tinyenc_has_dtype(tinyenc)
     encoder_bench = pathlib.Path(args.build_dir) / "bench" / "encoder_bench"
-    ort_missing = ort_available() if "ort" in engines else "not asked for"
+    notes = []
+    peers = {"ort", "openvino"} & engines
+    missing = peers_missing(args.peers_python) if peers else ""
+    if missing:  # their columns are left out, not shown empty
+        notes.append(f"ONNX Runtime and OpenVINO not run: {missing}")
+        engines -= peers
 
     bullet = "- " if markdown else ""
     print(f"{bullet}CPU: {cpu}; flags: {' '.join(flags) or 'none of avx2/avx512*/amx*/vnni'}")
@@ -475,16 +539,18 @@ def main():
     if "tinyenc" in engines and not with_dtype:
         print(f"{bullet}tinyenc: this build's CLI has no --dtype: f32 through `tinyenc bench -m`,"
               " bf16 and int8 through encoder_bench where it has them")
-    ort_version, ort_printed = None, False
+    if "ort" in engines and "bf16" in dtypes:
+        notes.append("ORT bf16: no column: its CPU execution provider has no bf16 kernels for "
+                     "this graph")
+    shown = {}  # (peer, dtype) -> its implementations printed so far
 
     headers = ["config", "batch", "seq", "threads"]
-    columns = [(e, d) for e in ("tinyenc", "PyTorch", "ORT") for d in dtypes
-               if e.lower() in engines and (e != "ORT" or d == "f32")]
+    columns = [(e, d) for e in ("tinyenc", "PyTorch", "ORT", "OpenVINO") for d in dtypes
+               if e.lower() in engines and d in PEER_DTYPES.get(e, DTYPES)]
     headers += [f"{e} {d}" for e, d in columns]
     headers += [f"tinyenc {d} vs best other {d}" for d in dtypes]
     headers += ["tinyenc best vs best of all", "tinyenc matmul", "spread"]
     table = []
-    notes = []
 
     for preset in args.configs.split(","):
         if preset not in PRESETS:
@@ -539,17 +605,10 @@ def main():
                 quantized, kept = quantized_coverage(torch_engines["int8"].model)
                 notes.append(f"{preset}: quantize_dynamic made int8: {', '.join(quantized)}; "
                              f"kept f32: {', '.join(kept)}")
-        if "ort" in engines and not ort_missing:
-            with tempfile.NamedTemporaryFile("w", suffix=".json") as ids_file:
-                json.dump({"ids": check_ids.tolist()}, ids_file)
-                ids_file.flush()
-                result = ort_run(ort_command(folder / "model.onnx", "--threads", 1, "--ids",
-                                             ids_file.name))
-            ort_version = f"{result['ort']} ({', '.join(result['execution_providers'])} " \
-                          "execution provider)"
-            outputs[("ORT", "f32")] = np.asarray(result["hidden"]).reshape(result["dims"])[0]
-        elif "ort" in engines:
-            notes.append(f"ONNX Runtime not run: {ort_missing}")
+        peer_results = peer_check(args.peers_python, folder / "model.onnx", check_ids.tolist(),
+                                  [c for c in columns if c[0] in PEER_DTYPES], preset, notes)
+        for column, result in peer_results.items():
+            outputs[column] = np.asarray(result["hidden"]).reshape(result["dims"])[0]
 
         reference_name = ("tinyenc", "f32") if "tinyenc" in engines else ("PyTorch", "f32")
         reference = outputs.get(reference_name)
@@ -569,14 +628,14 @@ def main():
                   f"abs {max_abs:.3g}, relative L2 {relative:.3g} "
                   f"({'ok' if ok else 'NOT TIMED'}: {bound})")
             runners[(engine, dtype)] = ok
-        if ort_version and not ort_printed:
-            ort_printed = True
-            print(f"{bullet}ONNX Runtime {ort_version}, onnxruntime-node, intra-op threads = "
-                  "row threads, inter-op 1, graph optimisation all, sequential")
         for dtype in dtypes:
             if dtype in matmul:
                 print(f"{bullet}{preset}: tinyenc {dtype} matmul implementations (oneDNN verbose, "
                       f"weights {WEIGHT_TYPE[dtype]}): {matmul[dtype]}")
+        for (engine, dtype), result in peer_results.items():
+            line = describe_peer(engine, dtype, result, f"{preset}, 1 x {CHECK_SEQ} ids", shown)
+            if line:
+                print(f"{bullet}{line}")
 
         for batch in map(int, args.batch.split(",")):
             for seq in map(int, args.seq.split(",")):
@@ -609,10 +668,17 @@ def main():
                                     ms = min(ms, torch_engines[dtype].p50(
                                         ids, args.min_runs, args.min_time, args.max_time))
                             else:
-                                ms = ort_run(ort_command(
-                                    folder / "model.onnx", "--batch", batch, "--seq", seq,
-                                    "--threads", threads, "--min-time", args.min_time,
-                                    "--min-runs", args.min_runs))["p50_ms"]
+                                result = peer_run(
+                                    args.peers_python, engine, dtype, folder / "model.onnx",
+                                    "--batch", batch, "--seq", seq, "--threads", threads,
+                                    "--min-time", args.min_time, "--min-runs", args.min_runs)
+                                if "refused" in result:
+                                    raise RuntimeError(f"{engine} {dtype}: {result['refused']}")
+                                ms = result["p50_ms"]
+                                line = describe_peer(engine, dtype, result, f"{preset} b{batch} "
+                                                     f"s{seq} t{threads}", shown)
+                                if line:
+                                    notes.append(line)
                             samples[(engine, dtype)].append(ms)
                     p50 = {c: statistics.median(v) for c, v in samples.items() if v}
                     spread = max((max(v) - min(v)) / statistics.median(v)
