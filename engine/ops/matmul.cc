@@ -53,15 +53,7 @@ constexpr float kOutlyingRatio = 16.0f;
 
 bool outlying(const float* row, int64_t count, ValueRange range) {
   const float largest = std::max(-range.min, range.max);
-  // Eight partial sums, so that the compiler may keep them in one vector register.
-  float partial[8] = {};
-  int64_t i = 0;
-  for (; i + 8 <= count; i += 8) {
-    for (int lane = 0; lane < 8; ++lane) partial[lane] += row[i + lane] * row[i + lane];
-  }
-  float squares = 0.0f;
-  for (; i < count; ++i) squares += row[i] * row[i];
-  for (float p : partial) squares += p;
+  const float squares = sum_of_squares(row, count);
   return largest * largest > kOutlyingRatio * kOutlyingRatio * squares / static_cast<float>(count);
 }
 
@@ -85,7 +77,8 @@ void for_rows(int64_t rows, int64_t floats_per_row, Body&& body) {
 
 const std::string Matmul::kNoImplementation;
 
-Matmul::Matmul(Runtime& runtime) : runtime_(&runtime), activation_levels_(activation_levels()) {}
+Matmul::Matmul(Runtime& runtime)
+    : runtime_(&runtime), activation_levels_(activation_levels()), to_bf16_(runtime) {}
 
 void Matmul::operator()(const float* x, int64_t rows, WeightMatrix& weights, const float* bias,
                         float* y, Epilogue epilogue, const float* residual) {
@@ -99,8 +92,8 @@ void Matmul::operator()(const float* x, int64_t rows, WeightMatrix& weights, con
   Plan& plan = plans_.get(key, [&] { return this->plan(key, weights); });
   const void* source = x;
   if (activations == ActivationForm::kBF16) {
-    auto* bits = static_cast<uint16_t*>(activation_buffer(rows, weights.in_features(), 2));
-    convert_to_bf16(x, rows * weights.in_features(), bits);
+    void* bits = activation_buffer(rows, weights.in_features(), 2);
+    to_bf16_(x, rows * weights.in_features(), bits);
     source = bits;
   }
   plan.primitive.bind(DNNL_ARG_SRC, source).bind(DNNL_ARG_DST, y);
@@ -164,14 +157,8 @@ void Matmul::rowwise_int8(const float* x, int64_t rows, WeightMatrix& weights, c
   const float* weight_scales = weights.scales();
   const int32_t* row_sums = weights.row_sums();
   auto dequantized = [&](int64_t sum_row, int64_t r, bool add) {
-    const ActivationQuantization q = row_quantizations_[static_cast<size_t>(sum_row)];
-    const int32_t* row = sums + sum_row * out;
-    float* y_row = y + r * out;
-    for (int64_t o = 0; o < out; ++o) {
-      const float value =
-          q.scale * weight_scales[o] * static_cast<float>(row[o] - q.zero_point * row_sums[o]);
-      y_row[o] = add ? y_row[o] + value : value + (bias ? bias[o] : 0.0f);
-    }
+    dequantize_row(sums + sum_row * out, row_quantizations_[static_cast<size_t>(sum_row)],
+                   weight_scales, row_sums, bias, add, out, y + r * out);
   };
   for_rows(rows, out, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) dequantized(r, r, false);

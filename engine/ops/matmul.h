@@ -26,6 +26,7 @@
 #include "engine/ops/linear_choice.h"
 #include "engine/ops/quantize.h"
 #include "engine/ops/runtime.h"
+#include "engine/ops/to_bf16.h"
 #include "engine/ops/weight_matrix.h"
 
 namespace tinyenc {
@@ -99,6 +100,7 @@ class Matmul {
   AlignedBuffer remainders_;  // int8: what a row's first quantization left [in]
   AlignedBuffer sums_;        // int8: s32 sums [rows + rows quantized twice, out]
   PrimitiveCache<ActivationKey> activations_;
+  ToBf16 to_bf16_;  // bf16: x to bf16
   static const std::string kNoImplementation;
   const std::string* implementation_ = &kNoImplementation;
 };

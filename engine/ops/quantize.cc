@@ -63,6 +63,28 @@ void quantize_activations(const float* values, int64_t count, ActivationQuantiza
   }
 }
 
+void dequantize_row(const int32_t* sums, ActivationQuantization quantization,
+                    const float* weight_scales, const int32_t* row_sums, const float* bias,
+                    bool add, int64_t out, float* y) {
+  for (int64_t o = 0; o < out; ++o) {
+    const float value = quantization.scale * weight_scales[o] *
+                        static_cast<float>(sums[o] - quantization.zero_point * row_sums[o]);
+    y[o] = add ? y[o] + value : value + (bias ? bias[o] : 0.0f);
+  }
+}
+
+float sum_of_squares(const float* values, int64_t count) {
+  float partial[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    for (int lane = 0; lane < 8; ++lane) partial[lane] += values[i + lane] * values[i + lane];
+  }
+  float squares = 0.0f;
+  for (; i < count; ++i) squares += values[i] * values[i];
+  for (float p : partial) squares += p;
+  return squares;
+}
+
 }  // namespace scalar
 
 namespace {
@@ -91,6 +113,24 @@ void quantize_activations(const float* values, int64_t count, ActivationQuantiza
   if (use_avx2()) return avx2::quantize_activations(values, count, quantization, levels, quantized);
 #endif
   scalar::quantize_activations(values, count, quantization, levels, quantized);
+}
+
+void dequantize_row(const int32_t* sums, ActivationQuantization quantization,
+                    const float* weight_scales, const int32_t* row_sums, const float* bias,
+                    bool add, int64_t out, float* y) {
+#if defined(__x86_64__)
+  if (use_avx2()) {
+    return avx2::dequantize_row(sums, quantization, weight_scales, row_sums, bias, add, out, y);
+  }
+#endif
+  scalar::dequantize_row(sums, quantization, weight_scales, row_sums, bias, add, out, y);
+}
+
+float sum_of_squares(const float* values, int64_t count) {
+#if defined(__x86_64__)
+  if (use_avx2()) return avx2::sum_of_squares(values, count);
+#endif
+  return scalar::sum_of_squares(values, count);
 }
 
 int32_t activation_levels() {

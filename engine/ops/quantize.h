@@ -38,6 +38,18 @@ ActivationQuantization choose_activation_quantization(ValueRange range, int32_t 
 void quantize_activations(const float* values, int64_t count, ActivationQuantization quantization,
                           int32_t levels, uint8_t* quantized);
 
+// One row of an int8 Linear's output from oneDNN's s32 sums S[out] of a row quantized with
+// `quantization`: value[o] = (scale * weight_scales[o]) * float(S[o] - zero_point * row_sums[o]);
+// y[o] = value[o] + bias[o] (0 without a bias), or, with `add`, y[o] + value[o] (a second
+// quantization's share).
+void dequantize_row(const int32_t* sums, ActivationQuantization quantization,
+                    const float* weight_scales, const int32_t* row_sums, const float* bias,
+                    bool add, int64_t out, float* y);
+
+// sum of values[i]^2, in eight lanes: lane j adds the squares of i = j mod 8 in order (i below
+// count rounded down to 8), then the rest are added one by one, then the lanes 0 to 7.
+float sum_of_squares(const float* values, int64_t count);
+
 // The largest u8 activation level the int8 kernels can take without saturating. Without VNNI,
 // oneDNN's u8 x s8 kernels multiply with vpmaddubsw, which adds two u8*s8 products into a
 // saturating int16: 255 * 127 * 2 overflows it, 127 * 127 * 2 does not. So activations get 7
@@ -48,12 +60,20 @@ namespace scalar {
 ValueRange activation_range(const float* values, int64_t count);
 void quantize_activations(const float* values, int64_t count, ActivationQuantization quantization,
                           int32_t levels, uint8_t* quantized);
+void dequantize_row(const int32_t* sums, ActivationQuantization quantization,
+                    const float* weight_scales, const int32_t* row_sums, const float* bias,
+                    bool add, int64_t out, float* y);
+float sum_of_squares(const float* values, int64_t count);
 }  // namespace scalar
 
 namespace avx2 {
 ValueRange activation_range(const float* values, int64_t count);
 void quantize_activations(const float* values, int64_t count, ActivationQuantization quantization,
                           int32_t levels, uint8_t* quantized);
+void dequantize_row(const int32_t* sums, ActivationQuantization quantization,
+                    const float* weight_scales, const int32_t* row_sums, const float* bias,
+                    bool add, int64_t out, float* y);
+float sum_of_squares(const float* values, int64_t count);
 }  // namespace avx2
 
 }  // namespace tinyenc

@@ -67,4 +67,44 @@ void quantize_activations(const float* values, int64_t count, ActivationQuantiza
   scalar::quantize_activations(values + i, count - i, quantization, levels, quantized + i);
 }
 
+void dequantize_row(const int32_t* sums, ActivationQuantization quantization,
+                    const float* weight_scales, const int32_t* row_sums, const float* bias,
+                    bool add, int64_t out, float* y) {
+  const __m256 scale = _mm256_set1_ps(quantization.scale);
+  const __m256i zero_point = _mm256_set1_epi32(quantization.zero_point);
+  int64_t o = 0;
+  for (; o + 8 <= out; o += 8) {
+    const __m256i row_sum = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row_sums + o));
+    const __m256i sum = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sums + o));
+    const __m256 levels =
+        _mm256_cvtepi32_ps(_mm256_sub_epi32(sum, _mm256_mullo_epi32(zero_point, row_sum)));
+    const __m256 value =
+        _mm256_mul_ps(_mm256_mul_ps(scale, _mm256_loadu_ps(weight_scales + o)), levels);
+    __m256 result;
+    if (add) {
+      result = _mm256_add_ps(_mm256_loadu_ps(y + o), value);
+    } else {
+      result = _mm256_add_ps(value, bias ? _mm256_loadu_ps(bias + o) : _mm256_setzero_ps());
+    }
+    _mm256_storeu_ps(y + o, result);
+  }
+  scalar::dequantize_row(sums + o, quantization, weight_scales + o, row_sums + o,
+                         bias ? bias + o : nullptr, add, out - o, y + o);
+}
+
+float sum_of_squares(const float* values, int64_t count) {
+  __m256 lanes = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    const __m256 v = _mm256_loadu_ps(values + i);
+    lanes = _mm256_add_ps(lanes, _mm256_mul_ps(v, v));
+  }
+  float squares = 0.0f;
+  for (; i < count; ++i) squares += values[i] * values[i];
+  float partial[8];
+  _mm256_storeu_ps(partial, lanes);
+  for (float p : partial) squares += p;
+  return squares;
+}
+
 }  // namespace tinyenc::avx2
