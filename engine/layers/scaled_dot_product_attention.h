@@ -12,14 +12,17 @@
 #include "engine/ops/attention.h"
 #include "engine/ops/runtime.h"
 #include "engine/ops/softmax.h"
+#include "engine/ops/to_bf16.h"
 #include "engine/pe/hooks.h"
 
 namespace tinyenc {
 
 class ScaledDotProductAttention {
  public:
+  // bf16_products: q k^T and the probabilities times v with bf16 operands (ops::AttentionCore).
   ScaledDotProductAttention(Runtime& runtime, int64_t heads, int64_t head_dim,
-                            const PositionEncoding& position_encoding, AlignedBuffer& scores);
+                            const PositionEncoding& position_encoding, AlignedBuffer& scores,
+                            bool bf16_products = false);
 
   // qkv is modified: RoPE rotates q and k in place.
   void operator()(float* qkv, const Batch& batch, float* context);
@@ -27,15 +30,20 @@ class ScaledDotProductAttention {
  private:
   // Attention over b sequences of t rows each, laid end to end from qkv (q and k already
   // rotated); key_bias as AttentionCore::scores takes a [b, 1, 1, t] mask.
-  void attend(const float* qkv, int64_t b, int64_t t, const float* key_bias,
+  // qkv16: the same rows in bf16, or null.
+  void attend(const float* qkv, const uint16_t* qkv16, int64_t b, int64_t t, const float* key_bias,
               std::vector<std::vector<float>>* probabilities, float* context);
 
+  static constexpr int64_t kMinBf16Keys = 32;
   int64_t heads_;
   int64_t head_dim_;
   const PositionEncoding* position_encoding_;
   AlignedBuffer* scores_;
   ops::AttentionCore core_;
   ops::Softmax softmax_;
+  bool bf16_products_;
+  ops::ToBf16 to_bf16_;
+  AlignedBuffer qkv16_;  // bf16_products: the QKV rows in bf16
 };
 
 }  // namespace tinyenc

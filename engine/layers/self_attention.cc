@@ -21,6 +21,12 @@ std::vector<float> stacked_biases(const LayerWeights& w, int64_t d) {
   return bias;
 }
 
+// Attention's products in bf16 for the dtypes that already round to bf16 or coarser, where
+// oneDNN runs bf16 matmuls (ops::AttentionCore says what it costs and saves).
+bool bf16_attention(ComputeDtype dtype) {
+  return dtype != ComputeDtype::kF32 && dtype_unsupported_reason(ComputeDtype::kBF16).empty();
+}
+
 }  // namespace
 
 SelfAttention::SelfAttention(Runtime& runtime, const StageClock& clock, const EncoderConfig& c,
@@ -30,7 +36,7 @@ SelfAttention::SelfAttention(Runtime& runtime, const StageClock& clock, const En
       qkv_bias_(stacked_biases(w, c.d_model)),
       qkv_(clock, &StageTimes::qkv, runtime, qkv_weight_.source(), qkv_bias_.data(), c.dtype),
       attend_(clock, &StageTimes::attention, runtime, c.heads, c.head_dim(), position_encoding,
-              workspace.scores),
+              workspace.scores, bf16_attention(c.dtype)),
       output_(clock, &StageTimes::output_projection, runtime, w.attention_output, c.dtype),
       workspace_(&workspace) {
   // Converted to another dtype, the stacked matrix was only a step on the way (an f32 stack

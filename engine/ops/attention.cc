@@ -12,15 +12,18 @@ using dnnl::memory;
 using tag = memory::format_tag;
 constexpr memory::data_type f32 = memory::data_type::f32;
 
-memory::desc desc_of(const ViewShape& view) {
-  return memory::desc({view.dims[0], view.dims[1], view.dims[2], view.dims[3]}, f32,
+constexpr memory::data_type bf16 = memory::data_type::bf16;
+
+memory::desc desc_of(const ViewShape& view, memory::data_type type = f32) {
+  return memory::desc({view.dims[0], view.dims[1], view.dims[2], view.dims[3]}, type,
                       {view.strides[0], view.strides[1], view.strides[2], view.strides[3]});
 }
 
 }  // namespace
 
 void AttentionCore::scores(const View4& q, const View4& k, float scale, const float* bias,
-                           const std::array<int64_t, 4>& bias_dims, float* scores) {
+                           const std::array<int64_t, 4>& bias_dims, float* scores,
+                           const uint16_t* q16, const uint16_t* k16) {
   // k^T as a view: swap the last two axes.
   ViewShape k_transposed = shape_of(k);
   std::swap(k_transposed.dims[2], k_transposed.dims[3]);
@@ -29,6 +32,7 @@ void AttentionCore::scores(const View4& q, const View4& k, float scale, const fl
                       k_transposed,
                       scale,
                       bias != nullptr,
+                      q16 != nullptr && k16 != nullptr,
                       bias ? bias_dims : std::array<int64_t, 4>{},
                       current_threads()};
   ScoresPlan& plan = scores_.get(key, [&] {
@@ -36,10 +40,8 @@ void AttentionCore::scores(const View4& q, const View4& k, float scale, const fl
     const memory::desc bias_desc({bias_dims[0], bias_dims[1], bias_dims[2], bias_dims[3]}, f32,
                                  tag::abcd);
     const dnnl::engine& engine = runtime_->engine;
-    const memory::desc q_desc = desc_of(key.q), k_desc = desc_of(key.k_transposed);
-    const dnnl::matmul::desc description(q_desc, k_desc, dst);
     const std::string what = "attention scores for " + std::to_string(q.dims[2]) + " queries";
-    auto primitive_desc = [&](bool with_bias) {
+    auto primitive_desc = [&](memory::data_type type, bool with_bias) {
       dnnl::primitive_attr attributes;
       attributes.set_output_scales(0, {scale});
       if (with_bias) {
@@ -47,16 +49,29 @@ void AttentionCore::scores(const View4& q, const View4& k, float scale, const fl
         post_ops.append_binary(dnnl::algorithm::binary_add, bias_desc);
         attributes.set_post_ops(post_ops);
       }
+      const dnnl::matmul::desc description(desc_of(key.q, type), desc_of(key.k_transposed, type),
+                                           dst);
       return dnnl::matmul::primitive_desc(description, attributes, engine);
     };
+    // bf16 if asked for, with the bias fused, else added after; then the same in f32.
     ScoresPlan made;
-    dnnl::matmul::primitive_desc pd = primitive_desc(bias != nullptr);
-    if (!choose_implementation(pd)) {
-      if (!bias) no_implementation(what, primitive_desc(false).impl_info_str());
-      pd = primitive_desc(false);
-      require_implementation(pd, what);
-      made.bias_after = true;
+    dnnl::matmul::primitive_desc pd;
+    bool found = false;
+    for (const memory::data_type type : {bf16, f32}) {
+      if (type == bf16 && !key.bf16) continue;
+      for (const bool fused : {true, false}) {
+        if (found || (fused && !bias)) continue;
+        pd = primitive_desc(type, fused);
+        if (choose_implementation(pd)) {
+          found = true;
+          made.bf16 = type == bf16;
+          made.bias_after = bias && !fused;
+        }
+      }
     }
+    if (!found) no_implementation(what, primitive_desc(f32, bias != nullptr).impl_info_str());
+    const memory::data_type type = made.bf16 ? bf16 : f32;
+    const memory::desc q_desc = desc_of(key.q, type), k_desc = desc_of(key.k_transposed, type);
     std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(q_desc, engine, nullptr)},
                                          {DNNL_ARG_WEIGHTS, memory(k_desc, engine, nullptr)},
                                          {DNNL_ARG_DST, memory(dst, engine, nullptr)}};
@@ -67,7 +82,12 @@ void AttentionCore::scores(const View4& q, const View4& k, float scale, const fl
     made.primitive = BoundPrimitive(dnnl::matmul(pd), std::move(args));
     return made;
   });
-  plan.primitive.bind(DNNL_ARG_SRC, q.data).bind(DNNL_ARG_WEIGHTS, k.data);
+  scores_in_bf16_ = plan.bf16;
+  if (plan.bf16) {
+    plan.primitive.bind(DNNL_ARG_SRC, q16).bind(DNNL_ARG_WEIGHTS, k16);
+  } else {
+    plan.primitive.bind(DNNL_ARG_SRC, q.data).bind(DNNL_ARG_WEIGHTS, k.data);
+  }
   plan.primitive.bind(DNNL_ARG_DST, scores);
   if (bias && !plan.bias_after) {
     plan.primitive.bind(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, bias);
@@ -94,21 +114,47 @@ void AttentionCore::scores(const View4& q, const View4& k, float scale, const fl
   }
 }
 
-void AttentionCore::context(const float* probabilities, const View4& v, const View4& out) {
-  const ContextKey key{shape_of(v), shape_of(out), out.dims[2], current_threads()};
-  BoundPrimitive& plan = context_.get(key, [&] {
-    const memory::desc src({v.dims[0], v.dims[1], out.dims[2], v.dims[2]}, f32, tag::abcd);
-    const memory::desc v_desc = desc_of(key.v), out_desc = desc_of(key.out);
+void AttentionCore::context(const float* probabilities, const View4& v, const View4& out,
+                            const uint16_t* v16) {
+  const ContextKey key{shape_of(v), shape_of(out), out.dims[2], v16 != nullptr, current_threads()};
+  ContextPlan& plan = context_.get(key, [&] {
     const dnnl::engine& engine = runtime_->engine;
-    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src, v_desc, out_desc), engine);
-    require_implementation(pd, "attention context for " + std::to_string(out.dims[2]) + " queries");
-    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(src, engine, nullptr)},
-                                         {DNNL_ARG_WEIGHTS, memory(v_desc, engine, nullptr)},
-                                         {DNNL_ARG_DST, memory(out_desc, engine, nullptr)}};
-    return BoundPrimitive(dnnl::matmul(pd), std::move(args));
+    const memory::desc out_desc = desc_of(key.out);
+    auto primitive_desc = [&](memory::data_type type) {
+      const memory::desc src({v.dims[0], v.dims[1], out.dims[2], v.dims[2]}, type, tag::abcd);
+      return dnnl::matmul::primitive_desc(dnnl::matmul::desc(src, desc_of(key.v, type), out_desc),
+                                          engine);
+    };
+    ContextPlan made;
+    dnnl::matmul::primitive_desc pd;
+    if (key.bf16) {
+      pd = primitive_desc(bf16);
+      made.bf16 = choose_implementation(pd);
+    }
+    if (!made.bf16) {
+      pd = primitive_desc(f32);
+      require_implementation(pd,
+                             "attention context for " + std::to_string(out.dims[2]) + " queries");
+    }
+    std::unordered_map<int, memory> args{
+        {DNNL_ARG_SRC, memory(pd.src_desc(), engine, nullptr)},
+        {DNNL_ARG_WEIGHTS, memory(pd.weights_desc(), engine, nullptr)},
+        {DNNL_ARG_DST, memory(out_desc, engine, nullptr)}};
+    made.primitive = BoundPrimitive(dnnl::matmul(pd), std::move(args));
+    return made;
   });
-  plan.bind(DNNL_ARG_SRC, probabilities)
-      .bind(DNNL_ARG_WEIGHTS, v.data)
+  context_in_bf16_ = plan.bf16;
+  const void* source = probabilities;
+  const void* values = v.data;
+  if (plan.bf16) {
+    const int64_t count = v.dims[0] * v.dims[1] * out.dims[2] * v.dims[2];
+    probabilities16_.reserve(static_cast<size_t>(count + 1) / 2);
+    to_bf16_(probabilities, count, probabilities16_.data());
+    source = probabilities16_.data();
+    values = v16;
+  }
+  plan.primitive.bind(DNNL_ARG_SRC, source)
+      .bind(DNNL_ARG_WEIGHTS, values)
       .bind(DNNL_ARG_DST, out.data)
       .execute(runtime_->stream);
 }
