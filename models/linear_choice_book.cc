@@ -50,6 +50,22 @@ std::optional<std::filesystem::path> linear_choice_book_path() {
   return std::nullopt;
 }
 
+std::string linear_choice_summary() {
+  switch (ops::linear_choice_mode()) {
+    case ops::LinearChoiceMode::kConvolution:
+      return "1x1 convolution where oneDNN has one (TINYENC_LINEAR=convolution)";
+    case ops::LinearChoiceMode::kMatmul:
+      return "matmul (TINYENC_LINEAR=matmul)";
+    case ops::LinearChoiceMode::kRule:
+      return "the fixed rule per dtype (TINYENC_LINEAR=rule)";
+    case ops::LinearChoiceMode::kMeasure:
+      break;
+  }
+  const std::optional<std::filesystem::path> path = linear_choice_book_path();
+  if (!path) return "the fixed rule per dtype (no HOME, XDG_CACHE_HOME or TINYENC_CACHE_DIR)";
+  return "convolution or matmul, measured once per shape, kept in " + path->string();
+}
+
 void install_linear_choice_book() {
   ops::linear_choice_mode();  // a misspelt TINYENC_LINEAR is refused before any work
   static const bool installed = [] {

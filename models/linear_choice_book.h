@@ -7,10 +7,15 @@
 
 #include <filesystem>
 #include <optional>
+#include <string>
 
 namespace tinyenc {
 
 std::optional<std::filesystem::path> linear_choice_book_path();
+
+// What `tinyenc info` says of the choice: "measured once per shape, kept in <path>", or the
+// rule, or what TINYENC_LINEAR forces.
+std::string linear_choice_summary();
 
 // Installs the book for the engine's Linear layers; once per process (later calls do nothing).
 void install_linear_choice_book();

@@ -16,6 +16,7 @@
 #include "engine/pe/attention_bias.h"
 #include "engine/pe/registry.h"
 #include "engine/threads.h"
+#include "models/linear_choice_book.h"
 #include "models/model_info.h"
 #include "models/pipeline.h"
 #include "models/public_model_impl.h"
@@ -146,6 +147,7 @@ RuntimeInfo runtime_info() {
     info.onednn_version = onednn_version();
     info.cpu_features = cpu_feature_list(cpu_features());
     info.cpus = available_cpus();
+    info.linear_choice = linear_choice_summary();
     return info;
   });
 }

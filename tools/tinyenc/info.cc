@@ -51,7 +51,8 @@ int info(const InfoOptions& options) {
                                {"onednn", here.onednn_version},
                                {"cpu_features", here.cpu_features},
                                {"dtypes", dtypes_json()},
-                               {"threads", here.cpus}};
+                               {"threads", here.cpus},
+                               {"linear_choice", here.linear_choice}};
     if (model) document["model"] = summarize_model(*model);
     std::printf("%s\n", json_text(document, 2).c_str());
     return 0;
@@ -83,6 +84,7 @@ int info(const InfoOptions& options) {
               dtypes["auto"]["reason"].get<std::string>().c_str());
   // What --threads 0, the default of `run`, gives: one per logical CPU this process may use.
   std::printf("threads:     %d (one per logical CPU)\n", here.cpus);
+  std::printf("Linear:      %s\n", here.linear_choice.c_str());
   if (model) std::printf("\n%s", summary_table(*model).c_str());
   return 0;
 }

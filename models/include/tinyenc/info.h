@@ -36,6 +36,10 @@ struct RuntimeInfo {
   // The logical CPUs this process may run on (its affinity mask, hyper-threads counted): the
   // threads Options::threads 0 gives.
   int cpus = 0;
+  // How a Linear layer's oneDNN primitive (1x1 convolution or matmul) is chosen for a shape:
+  // "measured once, kept in <file>", "the fixed rule ...", or forced by TINYENC_LINEAR
+  // (docs/dtypes.md, "Which primitive runs a Linear layer").
+  std::string linear_choice;
 };
 
 // Throws Error kBadInput when TINYENC_ISA names an unknown ISA or one this CPU cannot run.
