@@ -72,10 +72,11 @@ TEST(LongTextTest, RepeatedCharactersAreCutBeforeTokenizing) {
     Encoding kept = pipeline.encode(text);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    // The whole text took 3.6 s ('a') and 24 s (CJK); under the sanitizers everything runs
-    // several times slower, so the bound there is wider.
+    // The whole text took 3.6 s ('a') and 24 s (CJK); under the sanitizers everything runs 20
+    // to 40 times slower (the prefix alone took 6 to 12.4 s there with the other core busy), so
+    // the bound there is wider, and still far below the whole text's.
 #if defined(__SANITIZE_ADDRESS__)
-    EXPECT_LT(seconds, 12.0) << character;
+    EXPECT_LT(seconds, 30.0) << character;
 #else
     EXPECT_LT(seconds, 2.0) << character;
 #endif
