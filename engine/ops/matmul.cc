@@ -51,10 +51,10 @@ int residual_argument(Epilogue epilogue) {
 // nothing measurable (bench --seq 32,128 --dtype int8, one thread); at 12, 18 % and 5 %.
 constexpr float kOutlyingRatio = 16.0f;
 
-bool outlying(const float* row, int64_t count, ValueRange range) {
-  const float largest = std::max(-range.min, range.max);
-  const float squares = sum_of_squares(row, count);
-  return largest * largest > kOutlyingRatio * kOutlyingRatio * squares / static_cast<float>(count);
+bool outlying(RowStatistics statistics, int64_t count) {
+  const float largest = std::max(-statistics.range.min, statistics.range.max);
+  return largest * largest >
+         kOutlyingRatio * kOutlyingRatio * statistics.squares / static_cast<float>(count);
 }
 
 // body(begin, end) over rows [0, rows): split among the OpenMP threads when there is enough work
@@ -114,12 +114,12 @@ void Matmul::rowwise_int8(const float* x, int64_t rows, WeightMatrix& weights, c
   quantized_twice_.resize(static_cast<size_t>(rows));
   for_rows(rows, in, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
-      const ValueRange range = activation_range(x + r * in, in);
-      const ActivationQuantization q = choose_activation_quantization(range, activation_levels_);
+      const RowStatistics statistics = row_statistics(x + r * in, in);
+      const ActivationQuantization q =
+          choose_activation_quantization(statistics.range, activation_levels_);
       quantize_activations(x + r * in, in, q, activation_levels_, levels + r * in);
       row_quantizations_[static_cast<size_t>(r)] = q;
-      quantized_twice_[static_cast<size_t>(r)] =
-          rows <= kTwoPassRows || outlying(x + r * in, in, range);
+      quantized_twice_[static_cast<size_t>(r)] = rows <= kTwoPassRows || outlying(statistics, in);
     }
   });
   twice_.clear();
@@ -156,14 +156,23 @@ void Matmul::rowwise_int8(const float* x, int64_t rows, WeightMatrix& weights, c
   // 2^31 up to in = 33000.
   const float* weight_scales = weights.scales();
   const int32_t* row_sums = weights.row_sums();
-  auto dequantized = [&](int64_t sum_row, int64_t r, bool add) {
+  // Without an activation, the residual is added in the same pass: to a row quantized once with
+  // its first share, to one quantized twice with its second, so that y = ((value + b) + value')
+  // + residual in either order of passes over the rows.
+  const float* folded_residual = epilogue == Epilogue::kNone ? residual : nullptr;
+  auto dequantized = [&](int64_t sum_row, int64_t r, bool add, bool last) {
     dequantize_row(sums + sum_row * out, row_quantizations_[static_cast<size_t>(sum_row)],
-                   weight_scales, row_sums, bias, add, out, y + r * out);
+                   weight_scales, row_sums, bias, add,
+                   folded_residual && last ? folded_residual + r * out : nullptr, out, y + r * out);
   };
   for_rows(rows, out, [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) dequantized(r, r, false);
+    for (int64_t r = begin; r < end; ++r) {
+      dequantized(r, r, false, !quantized_twice_[static_cast<size_t>(r)]);
+    }
   });
-  for (int64_t k = 0; k < second; ++k) dequantized(rows + k, twice_[static_cast<size_t>(k)], true);
+  for (int64_t k = 0; k < second; ++k) {
+    dequantized(rows + k, twice_[static_cast<size_t>(k)], true, true);
+  }
   if (epilogue != Epilogue::kNone) {
     BoundPrimitive& activation =
         activations_.get(ActivationKey{rows * out, epilogue, current_threads()}, [&] {
@@ -179,11 +188,11 @@ void Matmul::rowwise_int8(const float* x, int64_t rows, WeightMatrix& weights, c
                                  {DNNL_ARG_DST, memory(data, engine, nullptr)}});
         });
     activation.bind(DNNL_ARG_SRC, y).bind(DNNL_ARG_DST, y).execute(runtime_->stream);
-  }
-  if (residual) {
-    for_rows(rows, out, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin * out; i < end * out; ++i) y[i] += residual[i];
-    });
+    if (residual) {
+      for_rows(rows, out, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin * out; i < end * out; ++i) y[i] += residual[i];
+      });
+    }
   }
 }
 

@@ -65,24 +65,28 @@ void quantize_activations(const float* values, int64_t count, ActivationQuantiza
 
 void dequantize_row(const int32_t* sums, ActivationQuantization quantization,
                     const float* weight_scales, const int32_t* row_sums, const float* bias,
-                    bool add, int64_t out, float* y) {
+                    bool add, const float* residual, int64_t out, float* y) {
   for (int64_t o = 0; o < out; ++o) {
     const float value = quantization.scale * weight_scales[o] *
                         static_cast<float>(sums[o] - quantization.zero_point * row_sums[o]);
-    y[o] = add ? y[o] + value : value + (bias ? bias[o] : 0.0f);
+    const float sum = add ? y[o] + value : value + (bias ? bias[o] : 0.0f);
+    y[o] = residual ? sum + residual[o] : sum;
   }
 }
 
-float sum_of_squares(const float* values, int64_t count) {
-  float partial[8] = {};
+RowStatistics row_statistics(const float* values, int64_t count) {
+  RowStatistics statistics{activation_range(values, count), 0.0f};
+  float partial[32] = {};
   int64_t i = 0;
-  for (; i + 8 <= count; i += 8) {
-    for (int lane = 0; lane < 8; ++lane) partial[lane] += values[i + lane] * values[i + lane];
+  for (; i + 32 <= count; i += 32) {
+    for (int lane = 0; lane < 32; ++lane) partial[lane] += values[i + lane] * values[i + lane];
   }
-  float squares = 0.0f;
-  for (; i < count; ++i) squares += values[i] * values[i];
-  for (float p : partial) squares += p;
-  return squares;
+  for (; i < count; ++i) statistics.squares += values[i] * values[i];
+  for (int lane = 0; lane < 8; ++lane) {
+    statistics.squares +=
+        (partial[lane] + partial[lane + 8]) + (partial[lane + 16] + partial[lane + 24]);
+  }
+  return statistics;
 }
 
 }  // namespace scalar
@@ -117,20 +121,21 @@ void quantize_activations(const float* values, int64_t count, ActivationQuantiza
 
 void dequantize_row(const int32_t* sums, ActivationQuantization quantization,
                     const float* weight_scales, const int32_t* row_sums, const float* bias,
-                    bool add, int64_t out, float* y) {
+                    bool add, const float* residual, int64_t out, float* y) {
 #if defined(__x86_64__)
   if (use_avx2()) {
-    return avx2::dequantize_row(sums, quantization, weight_scales, row_sums, bias, add, out, y);
+    return avx2::dequantize_row(sums, quantization, weight_scales, row_sums, bias, add, residual,
+                                out, y);
   }
 #endif
-  scalar::dequantize_row(sums, quantization, weight_scales, row_sums, bias, add, out, y);
+  scalar::dequantize_row(sums, quantization, weight_scales, row_sums, bias, add, residual, out, y);
 }
 
-float sum_of_squares(const float* values, int64_t count) {
+RowStatistics row_statistics(const float* values, int64_t count) {
 #if defined(__x86_64__)
-  if (use_avx2()) return avx2::sum_of_squares(values, count);
+  if (use_avx2()) return avx2::row_statistics(values, count);
 #endif
-  return scalar::sum_of_squares(values, count);
+  return scalar::row_statistics(values, count);
 }
 
 int32_t activation_levels() {

@@ -2,7 +2,7 @@
 // symmetric per-output-channel int8 form of a weight matrix, and the dynamic (per-call)
 // quantization of activations to u8 with a zero point.
 //
-// The scalar functions are the specification; quantize_activations and activation_range run an
+// The scalar functions are the specification; the row passes run an
 // AVX2 version where tinyenc::active_isa() allows it, which must agree with them bit for bit.
 #pragma once
 
@@ -41,14 +41,22 @@ void quantize_activations(const float* values, int64_t count, ActivationQuantiza
 // One row of an int8 Linear's output from oneDNN's s32 sums S[out] of a row quantized with
 // `quantization`: value[o] = (scale * weight_scales[o]) * float(S[o] - zero_point * row_sums[o]);
 // y[o] = value[o] + bias[o] (0 without a bias), or, with `add`, y[o] + value[o] (a second
-// quantization's share).
+// quantization's share); then, with a residual, + residual[o].
 void dequantize_row(const int32_t* sums, ActivationQuantization quantization,
                     const float* weight_scales, const int32_t* row_sums, const float* bias,
-                    bool add, int64_t out, float* y);
+                    bool add, const float* residual, int64_t out, float* y);
 
-// sum of values[i]^2, in eight lanes: lane j adds the squares of i = j mod 8 in order (i below
-// count rounded down to 8), then the rest are added one by one, then the lanes 0 to 7.
-float sum_of_squares(const float* values, int64_t count);
+// A row's range and its sum of squares, in one pass (count > 0). The range is activation_range's.
+// The squares are summed in 32 lanes: lane j adds values[i]^2 for i = j mod 32 in order (i below
+// count rounded down to 32); the rest are added one by one, from 0; then lanes j, j + 8, j + 16
+// and j + 24 are added as (j + (j + 8)) + ((j + 16) + (j + 24)), and those eight sums, j = 0 to
+// 7, added to the rest in order. (Four independent chains of eight lanes: two AVX2 registers'
+// worth of additions in flight per cycle instead of one chain's latency.)
+struct RowStatistics {
+  ValueRange range;
+  float squares = 0.0f;
+};
+RowStatistics row_statistics(const float* values, int64_t count);
 
 // The largest u8 activation level the int8 kernels can take without saturating. Without VNNI,
 // oneDNN's u8 x s8 kernels multiply with vpmaddubsw, which adds two u8*s8 products into a
@@ -62,8 +70,8 @@ void quantize_activations(const float* values, int64_t count, ActivationQuantiza
                           int32_t levels, uint8_t* quantized);
 void dequantize_row(const int32_t* sums, ActivationQuantization quantization,
                     const float* weight_scales, const int32_t* row_sums, const float* bias,
-                    bool add, int64_t out, float* y);
-float sum_of_squares(const float* values, int64_t count);
+                    bool add, const float* residual, int64_t out, float* y);
+RowStatistics row_statistics(const float* values, int64_t count);
 }  // namespace scalar
 
 namespace avx2 {
@@ -72,8 +80,8 @@ void quantize_activations(const float* values, int64_t count, ActivationQuantiza
                           int32_t levels, uint8_t* quantized);
 void dequantize_row(const int32_t* sums, ActivationQuantization quantization,
                     const float* weight_scales, const int32_t* row_sums, const float* bias,
-                    bool add, int64_t out, float* y);
-float sum_of_squares(const float* values, int64_t count);
+                    bool add, const float* residual, int64_t out, float* y);
+RowStatistics row_statistics(const float* values, int64_t count);
 }  // namespace avx2
 
 }  // namespace tinyenc

@@ -69,7 +69,7 @@ void quantize_activations(const float* values, int64_t count, ActivationQuantiza
 
 void dequantize_row(const int32_t* sums, ActivationQuantization quantization,
                     const float* weight_scales, const int32_t* row_sums, const float* bias,
-                    bool add, int64_t out, float* y) {
+                    bool add, const float* residual, int64_t out, float* y) {
   const __m256 scale = _mm256_set1_ps(quantization.scale);
   const __m256i zero_point = _mm256_set1_epi32(quantization.zero_point);
   int64_t o = 0;
@@ -86,25 +86,57 @@ void dequantize_row(const int32_t* sums, ActivationQuantization quantization,
     } else {
       result = _mm256_add_ps(value, bias ? _mm256_loadu_ps(bias + o) : _mm256_setzero_ps());
     }
+    if (residual) result = _mm256_add_ps(result, _mm256_loadu_ps(residual + o));
     _mm256_storeu_ps(y + o, result);
   }
   scalar::dequantize_row(sums + o, quantization, weight_scales + o, row_sums + o,
-                         bias ? bias + o : nullptr, add, out - o, y + o);
+                         bias ? bias + o : nullptr, add, residual ? residual + o : nullptr, out - o,
+                         y + o);
 }
 
-float sum_of_squares(const float* values, int64_t count) {
-  __m256 lanes = _mm256_setzero_ps();
+RowStatistics row_statistics(const float* values, int64_t count) {
+  // Four of each accumulator: lanes 0-7, 8-15, 16-23 and 24-31 of the specification's 32.
+  __m256 low[4], high[4], squares[4];
+  for (int k = 0; k < 4; ++k) {
+    low[k] = high[k] = _mm256_set1_ps(values[0]);
+    squares[k] = _mm256_setzero_ps();
+  }
   int64_t i = 0;
+  for (; i + 32 <= count; i += 32) {
+    for (int k = 0; k < 4; ++k) {
+      const __m256 v = _mm256_loadu_ps(values + i + 8 * k);
+      low[k] = _mm256_min_ps(low[k], v);
+      high[k] = _mm256_max_ps(high[k], v);
+      squares[k] = _mm256_add_ps(squares[k], _mm256_mul_ps(v, v));
+    }
+  }
+  RowStatistics statistics;
+  for (int64_t j = i; j < count; ++j) statistics.squares += values[j] * values[j];
   for (; i + 8 <= count; i += 8) {
     const __m256 v = _mm256_loadu_ps(values + i);
-    lanes = _mm256_add_ps(lanes, _mm256_mul_ps(v, v));
+    low[0] = _mm256_min_ps(low[0], v);
+    high[0] = _mm256_max_ps(high[0], v);
   }
-  float squares = 0.0f;
-  for (; i < count; ++i) squares += values[i] * values[i];
-  float partial[8];
-  _mm256_storeu_ps(partial, lanes);
-  for (float p : partial) squares += p;
-  return squares;
+  const __m256 lane_squares =
+      _mm256_add_ps(_mm256_add_ps(squares[0], squares[1]), _mm256_add_ps(squares[2], squares[3]));
+  const __m256 lows = _mm256_min_ps(_mm256_min_ps(low[0], low[1]), _mm256_min_ps(low[2], low[3]));
+  const __m256 highs =
+      _mm256_max_ps(_mm256_max_ps(high[0], high[1]), _mm256_max_ps(high[2], high[3]));
+  alignas(32) float lane_low[8], lane_high[8], lane_sum[8];
+  _mm256_store_ps(lane_low, lows);
+  _mm256_store_ps(lane_high, highs);
+  _mm256_store_ps(lane_sum, lane_squares);
+  statistics.range = {lane_low[0], lane_high[0]};
+  for (int lane = 0; lane < 8; ++lane) {
+    statistics.range.min = std::min(statistics.range.min, lane_low[lane]);
+    statistics.range.max = std::max(statistics.range.max, lane_high[lane]);
+    statistics.squares += lane_sum[lane];
+  }
+  for (; i < count; ++i) {
+    statistics.range.min = std::min(statistics.range.min, values[i]);
+    statistics.range.max = std::max(statistics.range.max, values[i]);
+  }
+  return statistics;
 }
 
 }  // namespace tinyenc::avx2

@@ -160,44 +160,56 @@ TEST(ActivationQuantization, Avx2MatchesScalarExactly) {
   }
 }
 
-// The dequantization of a row and the sum of squares behind the outlying-row test, both
+// The dequantization of a row and the range and sum of squares behind the outlying-row test,
 // against a double-precision worked value and AVX2 against the scalar specification bit for bit.
-TEST(ActivationQuantization, DequantizedRowsAndSumsOfSquares) {
+TEST(ActivationQuantization, DequantizedRowsAndRowStatistics) {
   std::mt19937 random(11);
   std::uniform_int_distribution<int32_t> sum_of(-200000, 200000), row_sum_of(-3000, 3000);
-  for (int64_t out : {1, 7, 8, 9, 31, 64, 771}) {
+  for (int64_t out : {1, 7, 8, 9, 31, 45, 64, 771, 3072}) {
     std::vector<int32_t> sums(static_cast<size_t>(out)), row_sums(sums.size());
     for (size_t o = 0; o < sums.size(); ++o)
       sums[o] = sum_of(random), row_sums[o] = row_sum_of(random);
     const std::vector<float> weight_scales = normal_values(out, 0.01f, 5);
     const std::vector<float> bias = normal_values(out, 1.0f, 6);
     const ActivationQuantization q{0.037f, 113};
+    const std::vector<float> residual = normal_values(out, 2.0f, 9);
     for (const float* b : {bias.data(), static_cast<const float*>(nullptr)}) {
       for (bool add : {false, true}) {
-        std::vector<float> before = normal_values(out, 1.0f, 7), expected = before, actual = before;
-        scalar::dequantize_row(sums.data(), q, weight_scales.data(), row_sums.data(), b, add, out,
-                               expected.data());
-        for (int64_t o = 0; o < out; ++o) {
-          const double value = double(q.scale) * weight_scales[o] *
-                               (double(sums[o]) - double(q.zero_point) * row_sums[o]);
-          const double worked = add ? before[o] + value : value + (b ? b[o] : 0.0);
-          ASSERT_NEAR(expected[o], worked, 1e-6 * (std::fabs(worked) + std::fabs(value)) + 1e-6);
-        }
-        if (!isa_supported(Isa::kAvx2)) continue;
-        avx2::dequantize_row(sums.data(), q, weight_scales.data(), row_sums.data(), b, add, out,
-                             actual.data());
-        for (int64_t o = 0; o < out; ++o) {
-          ASSERT_EQ(bits_of(expected[o]), bits_of(actual[o])) << out << " " << o;
+        for (const float* res : {static_cast<const float*>(nullptr), residual.data()}) {
+          std::vector<float> before = normal_values(out, 1.0f, 7), expected = before;
+          std::vector<float> actual = before;
+          scalar::dequantize_row(sums.data(), q, weight_scales.data(), row_sums.data(), b, add, res,
+                                 out, expected.data());
+          for (int64_t o = 0; o < out; ++o) {
+            const double value = double(q.scale) * weight_scales[o] *
+                                 (double(sums[o]) - double(q.zero_point) * row_sums[o]);
+            const double worked =
+                (add ? before[o] + value : value + (b ? b[o] : 0.0)) + (res ? res[o] : 0.0);
+            const double magnitudes = std::fabs(worked) + std::fabs(value) + (res ? 2.0 : 0.0);
+            ASSERT_NEAR(expected[o], worked, 1e-6 * magnitudes + 1e-6);
+          }
+          if (!isa_supported(Isa::kAvx2)) continue;
+          avx2::dequantize_row(sums.data(), q, weight_scales.data(), row_sums.data(), b, add, res,
+                               out, actual.data());
+          for (int64_t o = 0; o < out; ++o) {
+            ASSERT_EQ(bits_of(expected[o]), bits_of(actual[o])) << out << " " << o;
+          }
         }
       }
     }
     const std::vector<float> x = normal_values(out, 3.0f, 8);
     double worked = 0.0;
     for (float v : x) worked += double(v) * v;
-    const float squares = scalar::sum_of_squares(x.data(), out);
-    EXPECT_NEAR(squares, worked, 1e-5 * worked);
+    const RowStatistics statistics = scalar::row_statistics(x.data(), out);
+    EXPECT_NEAR(statistics.squares, worked, 1e-5 * worked);
+    const ValueRange range = scalar::activation_range(x.data(), out);
+    EXPECT_EQ(statistics.range.min, range.min);
+    EXPECT_EQ(statistics.range.max, range.max);
     if (isa_supported(Isa::kAvx2)) {
-      EXPECT_EQ(bits_of(squares), bits_of(avx2::sum_of_squares(x.data(), out))) << out;
+      const RowStatistics fast = avx2::row_statistics(x.data(), out);
+      EXPECT_EQ(bits_of(statistics.squares), bits_of(fast.squares)) << out;
+      EXPECT_EQ(fast.range.min, range.min) << out;
+      EXPECT_EQ(fast.range.max, range.max) << out;
     }
   }
 }

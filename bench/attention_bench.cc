@@ -1,0 +1,130 @@
+// Scaled dot-product attention's steps on their own, one thread, at base's shape (12 heads of
+// 64, B = 1) from a short input to a long one:
+//
+//   BM_Scores/<bf16>/<seq>      scale * q k^T over heads read in place from a fused QKV buffer
+//   BM_Softmax/<seq>            oneDNN's softmax over the 12 x seq rows of seq scores, in place
+//   BM_ToBf16/<seq>             the probabilities rounded to bf16 for a bf16 context product
+//   BM_Context/<bf16>/<seq>     probabilities x v, written in place into [T, H, Dh]
+//
+// Counters: GFLOP/s for the products, values per second (items_per_second) for the others.
+//
+//   build/bench/attention_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "engine/dtype.h"
+#include "engine/ops/attention.h"
+#include "engine/ops/softmax.h"
+#include "engine/ops/to_bf16.h"
+
+namespace {
+
+using tinyenc::View4;
+constexpr int64_t kHeads = 12, kHeadDim = 64, kModel = kHeads * kHeadDim;
+
+std::vector<float> normal_values(int64_t count, uint32_t seed) {
+  std::mt19937 generator(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> values(static_cast<size_t>(count));
+  for (float& v : values) v = normal(generator);
+  return values;
+}
+
+// The heads of q, k or v at `offset` in a [T, 3 * D] QKV buffer.
+View4 heads_of(const float* qkv, int64_t seq, int64_t offset) {
+  return View4{
+      qkv + offset, {1, kHeads, seq, kHeadDim}, {seq * 3 * kModel, kHeadDim, 3 * kModel, 1}};
+}
+
+bool skip_bf16(benchmark::State& state) {
+  if (state.range(0) == 0 || tinyenc::cpu_features().avx512_bf16 ||
+      tinyenc::cpu_features().amx_bf16) {
+    return false;
+  }
+  state.SkipWithError("no bf16 matmul on this CPU");
+  return true;
+}
+
+void BM_Scores(benchmark::State& state) {
+  if (skip_bf16(state)) return;
+  const bool bf16 = state.range(0) != 0;
+  const int64_t seq = state.range(1);
+  tinyenc::Runtime runtime;
+  tinyenc::ops::AttentionCore core(runtime);
+  tinyenc::ops::ToBf16 to_bf16(runtime);
+  const std::vector<float> qkv = normal_values(seq * 3 * kModel, 1);
+  std::vector<uint16_t> qkv16(qkv.size());
+  to_bf16(qkv.data(), static_cast<int64_t>(qkv.size()), qkv16.data());
+  std::vector<float> scores(static_cast<size_t>(kHeads * seq * seq));
+  for (auto _ : state) {
+    core.scores(heads_of(qkv.data(), seq, 0), heads_of(qkv.data(), seq, kModel), 0.125f, nullptr,
+                {}, scores.data(), bf16 ? qkv16.data() : nullptr,
+                bf16 ? qkv16.data() + kModel : nullptr);
+    benchmark::ClobberMemory();
+  }
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      static_cast<double>(state.iterations()) * 2.0 * kHeads * seq * seq * kHeadDim,
+      benchmark::Counter::kIsRate, benchmark::Counter::kIs1000);
+}
+
+void BM_Softmax(benchmark::State& state) {
+  const int64_t seq = state.range(0);
+  tinyenc::Runtime runtime;
+  tinyenc::ops::Softmax softmax(runtime);
+  const std::vector<float> scores = normal_values(kHeads * seq * seq, 2);
+  std::vector<float> data = scores;
+  for (auto _ : state) {
+    softmax(data.data(), kHeads * seq, seq);
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * kHeads * seq * seq);
+}
+
+void BM_ToBf16(benchmark::State& state) {
+  const int64_t count = kHeads * state.range(0) * state.range(0);
+  tinyenc::Runtime runtime;
+  tinyenc::ops::ToBf16 to_bf16(runtime);
+  const std::vector<float> values = normal_values(count, 3);
+  std::vector<uint16_t> bits(static_cast<size_t>(count));
+  for (auto _ : state) {
+    to_bf16(values.data(), count, bits.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * count);
+}
+
+void BM_Context(benchmark::State& state) {
+  if (skip_bf16(state)) return;
+  const bool bf16 = state.range(0) != 0;
+  const int64_t seq = state.range(1);
+  tinyenc::Runtime runtime;
+  tinyenc::ops::AttentionCore core(runtime);
+  tinyenc::ops::ToBf16 to_bf16(runtime);
+  const std::vector<float> qkv = normal_values(seq * 3 * kModel, 4);
+  std::vector<uint16_t> qkv16(qkv.size());
+  to_bf16(qkv.data(), static_cast<int64_t>(qkv.size()), qkv16.data());
+  std::vector<float> probabilities = normal_values(kHeads * seq * seq, 5);
+  std::vector<float> context(static_cast<size_t>(seq * kModel));
+  for (auto _ : state) {
+    core.context(
+        probabilities.data(), heads_of(qkv.data(), seq, 2 * kModel),
+        View4{context.data(), {1, kHeads, seq, kHeadDim}, {seq * kModel, kHeadDim, kModel, 1}},
+        bf16 ? qkv16.data() + 2 * kModel : nullptr);
+    benchmark::ClobberMemory();
+  }
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      static_cast<double>(state.iterations()) * 2.0 * kHeads * seq * seq * kHeadDim,
+      benchmark::Counter::kIsRate, benchmark::Counter::kIs1000);
+}
+
+}  // namespace
+
+BENCHMARK(BM_Scores)->ArgNames({"bf16", "seq"})->ArgsProduct({{0, 1}, {32, 128, 512}});
+BENCHMARK(BM_Softmax)->ArgName("seq")->Arg(32)->Arg(128)->Arg(512);
+BENCHMARK(BM_ToBf16)->ArgName("seq")->Arg(32)->Arg(128)->Arg(512);
+BENCHMARK(BM_Context)->ArgNames({"bf16", "seq"})->ArgsProduct({{0, 1}, {32, 128, 512}});
+
+BENCHMARK_MAIN();

@@ -1,0 +1,81 @@
+// The int8 Linear's own passes around oneDNN's s32 matmul, one thread, on the presets' shapes:
+//
+//   BM_QuantizeRows/<rows>/<in>    each row's range, its sum of squares (the outlying-row test)
+//                                  and its u8 levels: what rowwise_int8 does before the matmul.
+//   BM_DequantizeRows/<rows>/<out> s32 sums to f32 outputs with bias, row by row: what it does
+//                                  after. 128 x 3072 sums (1.5 MB) are larger than a core's L2,
+//                                  as after a real FFN-up matmul; 8 x 3072 stay in it.
+//
+// Counters: values per second (items_per_second) and bytes read + written per second.
+//
+//   build/bench/quantize_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "engine/ops/quantize.h"
+
+namespace {
+
+std::vector<float> normal_values(int64_t count, uint32_t seed) {
+  std::mt19937 generator(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> values(static_cast<size_t>(count));
+  for (float& v : values) v = normal(generator);
+  return values;
+}
+
+void BM_QuantizeRows(benchmark::State& state) {
+  const int64_t rows = state.range(0), in = state.range(1);
+  const std::vector<float> x = normal_values(rows * in, 1);
+  std::vector<uint8_t> levels(static_cast<size_t>(rows * in));
+  const int32_t top = tinyenc::activation_levels();
+  for (auto _ : state) {
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* row = x.data() + r * in;
+      const tinyenc::RowStatistics statistics = tinyenc::row_statistics(row, in);
+      benchmark::DoNotOptimize(statistics.squares);
+      const tinyenc::ActivationQuantization q =
+          tinyenc::choose_activation_quantization(statistics.range, top);
+      tinyenc::quantize_activations(row, in, q, top, levels.data() + r * in);
+    }
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * rows * in);
+  state.SetBytesProcessed(state.iterations() * rows * in * 5);
+}
+
+void BM_DequantizeRows(benchmark::State& state) {
+  const int64_t rows = state.range(0), out = state.range(1);
+  std::vector<int32_t> sums(static_cast<size_t>(rows * out)), row_sums(static_cast<size_t>(out));
+  std::mt19937 generator(2);
+  std::uniform_int_distribution<int32_t> sum(-1 << 20, 1 << 20), row_sum(-20000, 20000);
+  for (int32_t& s : sums) s = sum(generator);
+  for (int32_t& s : row_sums) s = row_sum(generator);
+  const std::vector<float> weight_scales = normal_values(out, 3), bias = normal_values(out, 4);
+  std::vector<float> y(static_cast<size_t>(rows * out));
+  const tinyenc::ActivationQuantization q{0.02f, 117};
+  for (auto _ : state) {
+    for (int64_t r = 0; r < rows; ++r) {
+      tinyenc::dequantize_row(sums.data() + r * out, q, weight_scales.data(), row_sums.data(),
+                              bias.data(), false, nullptr, out, y.data() + r * out);
+    }
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * rows * out);
+  state.SetBytesProcessed(state.iterations() * rows * out * 8);
+}
+
+}  // namespace
+
+BENCHMARK(BM_QuantizeRows)->ArgNames({"rows", "in"})->Args({128, 768})->Args({128, 3072});
+BENCHMARK(BM_DequantizeRows)
+    ->ArgNames({"rows", "out"})
+    ->Args({8, 3072})
+    ->Args({128, 768})
+    ->Args({128, 2304})
+    ->Args({128, 3072});
+
+BENCHMARK_MAIN();
