@@ -2,9 +2,11 @@
 //
 //   BM_QuantizeRows/<rows>/<in>    each row's range, its sum of squares (the outlying-row test)
 //                                  and its u8 levels: what rowwise_int8 does before the matmul.
-//   BM_DequantizeRows/<rows>/<out> s32 sums to f32 outputs with bias, row by row: what it does
-//                                  after. 128 x 3072 sums (1.5 MB) are larger than a core's L2,
-//                                  as after a real FFN-up matmul; 8 x 3072 stay in it.
+//   BM_DequantizeRows/<rows>/<out>/<in_place>
+//                                  s32 sums to f32 outputs with bias, row by row: what it does
+//                                  after, from a separate buffer or in place (the sums in the
+//                                  output's storage). 128 x 3072 sums (1.5 MB) are larger than a
+//                                  core's L2, as after a real FFN-up matmul; 8 x 3072 stay in it.
 //
 // Counters: values per second (items_per_second) and bytes read + written per second.
 //
@@ -12,6 +14,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -49,6 +52,7 @@ void BM_QuantizeRows(benchmark::State& state) {
 
 void BM_DequantizeRows(benchmark::State& state) {
   const int64_t rows = state.range(0), out = state.range(1);
+  const bool in_place = state.range(2) != 0;
   std::vector<int32_t> sums(static_cast<size_t>(rows * out)), row_sums(static_cast<size_t>(out));
   std::mt19937 generator(2);
   std::uniform_int_distribution<int32_t> sum(-1 << 20, 1 << 20), row_sum(-20000, 20000);
@@ -57,25 +61,25 @@ void BM_DequantizeRows(benchmark::State& state) {
   const std::vector<float> weight_scales = normal_values(out, 3), bias = normal_values(out, 4);
   std::vector<float> y(static_cast<size_t>(rows * out));
   const tinyenc::ActivationQuantization q{0.02f, 117};
+  const int32_t* source = in_place ? reinterpret_cast<const int32_t*>(y.data()) : sums.data();
+  if (in_place) std::memcpy(y.data(), sums.data(), sums.size() * sizeof(int32_t));
   for (auto _ : state) {
     for (int64_t r = 0; r < rows; ++r) {
-      tinyenc::dequantize_row(sums.data() + r * out, q, weight_scales.data(), row_sums.data(),
+      tinyenc::dequantize_row(source + r * out, q, weight_scales.data(), row_sums.data(),
                               bias.data(), false, nullptr, out, y.data() + r * out);
     }
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(state.iterations() * rows * out);
-  state.SetBytesProcessed(state.iterations() * rows * out * 8);
+  state.SetBytesProcessed(state.iterations() * rows * out * (in_place ? 4 : 8));
 }
 
 }  // namespace
 
 BENCHMARK(BM_QuantizeRows)->ArgNames({"rows", "in"})->Args({128, 768})->Args({128, 3072});
 BENCHMARK(BM_DequantizeRows)
-    ->ArgNames({"rows", "out"})
-    ->Args({8, 3072})
-    ->Args({128, 768})
-    ->Args({128, 2304})
-    ->Args({128, 3072});
+    ->ArgNames({"rows", "out", "in_place"})
+    ->ArgsProduct({{8}, {3072}, {0, 1}})
+    ->ArgsProduct({{128}, {768, 2304, 3072}, {0, 1}});
 
 BENCHMARK_MAIN();

@@ -145,8 +145,16 @@ void Matmul::rowwise_int8(const float* x, int64_t rows, WeightMatrix& weights, c
     row_quantizations_[static_cast<size_t>(rows + k)] = fine;
   }
 
-  sums_.reserve(static_cast<size_t>(total * out));
-  auto* sums = reinterpret_cast<int32_t*>(sums_.data());
+  // The sums go into y itself when it can hold them all and no residual is read from it: y's
+  // cache lines are then read and written by the dequantization, not a second buffer's too.
+  const bool residual_in_y = residual && residual < y + rows * out && y < residual + rows * out;
+  int32_t* sums = nullptr;
+  if (second == 0 && !residual_in_y) {
+    sums = reinterpret_cast<int32_t*>(y);
+  } else {
+    sums_.reserve(static_cast<size_t>(total * out));
+    sums = reinterpret_cast<int32_t*>(sums_.data());
+  }
   plan.primitive.bind(DNNL_ARG_SRC, levels).bind(DNNL_ARG_DST, sums);
   plan.primitive.execute(runtime_->stream);
   implementation_ = &plan.implementation;

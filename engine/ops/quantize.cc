@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "engine/dtype.h"
@@ -67,8 +68,10 @@ void dequantize_row(const int32_t* sums, ActivationQuantization quantization,
                     const float* weight_scales, const int32_t* row_sums, const float* bias,
                     bool add, const float* residual, int64_t out, float* y) {
   for (int64_t o = 0; o < out; ++o) {
+    int32_t level_sum;  // copied, not read through sums: in place, sums[o] is y[o]'s storage
+    std::memcpy(&level_sum, sums + o, sizeof level_sum);
     const float value = quantization.scale * weight_scales[o] *
-                        static_cast<float>(sums[o] - quantization.zero_point * row_sums[o]);
+                        static_cast<float>(level_sum - quantization.zero_point * row_sums[o]);
     const float sum = add ? y[o] + value : value + (bias ? bias[o] : 0.0f);
     y[o] = residual ? sum + residual[o] : sum;
   }

@@ -41,7 +41,7 @@ void quantize_activations(const float* values, int64_t count, ActivationQuantiza
 // One row of an int8 Linear's output from oneDNN's s32 sums S[out] of a row quantized with
 // `quantization`: value[o] = (scale * weight_scales[o]) * float(S[o] - zero_point * row_sums[o]);
 // y[o] = value[o] + bias[o] (0 without a bias), or, with `add`, y[o] + value[o] (a second
-// quantization's share); then, with a residual, + residual[o].
+// quantization's share); then, with a residual, + residual[o]. sums may be y itself (in place).
 void dequantize_row(const int32_t* sums, ActivationQuantization quantization,
                     const float* weight_scales, const int32_t* row_sums, const float* bias,
                     bool add, const float* residual, int64_t out, float* y);

@@ -188,11 +188,27 @@ TEST(ActivationQuantization, DequantizedRowsAndRowStatistics) {
             const double magnitudes = std::fabs(worked) + std::fabs(value) + (res ? 2.0 : 0.0);
             ASSERT_NEAR(expected[o], worked, 1e-6 * magnitudes + 1e-6);
           }
+          // In place: the sums in y's own storage.
+          const auto in_place = [&](auto dequantize) {
+            std::vector<float> y(sums.size());
+            std::memcpy(y.data(), sums.data(), sums.size() * sizeof(int32_t));
+            dequantize(reinterpret_cast<const int32_t*>(y.data()), q, weight_scales.data(),
+                       row_sums.data(), b, false, res, out, y.data());
+            return y;
+          };
+          if (!add) {
+            const std::vector<float> y = in_place(scalar::dequantize_row);
+            for (int64_t o = 0; o < out; ++o) ASSERT_EQ(bits_of(expected[o]), bits_of(y[o])) << o;
+          }
           if (!isa_supported(Isa::kAvx2)) continue;
           avx2::dequantize_row(sums.data(), q, weight_scales.data(), row_sums.data(), b, add, res,
                                out, actual.data());
           for (int64_t o = 0; o < out; ++o) {
             ASSERT_EQ(bits_of(expected[o]), bits_of(actual[o])) << out << " " << o;
+          }
+          if (!add) {
+            const std::vector<float> y = in_place(avx2::dequantize_row);
+            for (int64_t o = 0; o < out; ++o) ASSERT_EQ(bits_of(expected[o]), bits_of(y[o])) << o;
           }
         }
       }
