@@ -7,6 +7,9 @@
 //                                  after, from a separate buffer or in place (the sums in the
 //                                  output's storage). 128 x 3072 sums (1.5 MB) are larger than a
 //                                  core's L2, as after a real FFN-up matmul; 8 x 3072 stay in it.
+//   BM_GeluErf/<onednn>/<count>    the erf-GELU of an FFN's hidden rows (128 x 3072 at base's
+//                                  long input), tinyenc's own pass (gelu.h, applied to each row
+//                                  as it is dequantized) or oneDNN's eltwise primitive, in place.
 //
 // Counters: values per second (items_per_second) and bytes read + written per second.
 //
@@ -15,9 +18,11 @@
 
 #include <cstdint>
 #include <cstring>
+#include <oneapi/dnnl/dnnl.hpp>
 #include <random>
 #include <vector>
 
+#include "engine/ops/gelu.h"
 #include "engine/ops/quantize.h"
 
 namespace {
@@ -74,8 +79,35 @@ void BM_DequantizeRows(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * rows * out * (in_place ? 4 : 8));
 }
 
+void BM_GeluErf(benchmark::State& state) {
+  const bool onednn = state.range(0) != 0;
+  const int64_t count = state.range(1);
+  const std::vector<float> x = normal_values(count, 5);
+  std::vector<float> y = x;
+  const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  dnnl::stream stream(engine);
+  const dnnl::memory::desc desc({count}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::a);
+  const dnnl::eltwise_forward::primitive_desc pd(
+      dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference,
+                                  dnnl::algorithm::eltwise_gelu_erf, desc, 0.0f, 0.0f),
+      engine);
+  const dnnl::eltwise_forward eltwise(pd);
+  const dnnl::memory data(desc, engine, y.data());
+  if (onednn) state.SetLabel(pd.impl_info_str());
+  for (auto _ : state) {
+    if (onednn) {
+      eltwise.execute(stream, {{DNNL_ARG_SRC, data}, {DNNL_ARG_DST, data}});
+    } else {
+      tinyenc::gelu_erf(y.data(), count);
+    }
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * count);
+}
+
 }  // namespace
 
+BENCHMARK(BM_GeluErf)->ArgNames({"onednn", "count"})->ArgsProduct({{0, 1}, {3072, 393216}});
 BENCHMARK(BM_QuantizeRows)->ArgNames({"rows", "in"})->Args({128, 768})->Args({128, 3072});
 BENCHMARK(BM_DequantizeRows)
     ->ArgNames({"rows", "out", "in_place"})

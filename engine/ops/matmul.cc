@@ -11,6 +11,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "engine/ops/gelu.h"
 #include "engine/ops/implementation.h"
 #include "engine/ops/linear_choice.h"
 #include "engine/ops/quantize.h"
@@ -111,7 +112,7 @@ void Matmul::rowwise_int8(const float* x, int64_t rows, WeightMatrix& weights, c
   // are rows + 0, 1, ... of the one matmul.
   auto* levels = static_cast<uint8_t*>(activation_buffer(2 * rows, in, 1));
   row_quantizations_.resize(static_cast<size_t>(2 * rows));
-  quantized_twice_.resize(static_cast<size_t>(rows));
+  second_of_.resize(static_cast<size_t>(rows));
   for_rows(rows, in, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
       const RowStatistics statistics = row_statistics(x + r * in, in);
@@ -119,12 +120,16 @@ void Matmul::rowwise_int8(const float* x, int64_t rows, WeightMatrix& weights, c
           choose_activation_quantization(statistics.range, activation_levels_);
       quantize_activations(x + r * in, in, q, activation_levels_, levels + r * in);
       row_quantizations_[static_cast<size_t>(r)] = q;
-      quantized_twice_[static_cast<size_t>(r)] = rows <= kTwoPassRows || outlying(statistics, in);
+      second_of_[static_cast<size_t>(r)] =
+          rows <= kTwoPassRows || outlying(statistics, in) ? 0 : -1;
     }
   });
   twice_.clear();
   for (int64_t r = 0; r < rows; ++r) {
-    if (quantized_twice_[static_cast<size_t>(r)]) twice_.push_back(r);
+    int64_t& k = second_of_[static_cast<size_t>(r)];
+    if (k < 0) continue;
+    k = static_cast<int64_t>(twice_.size());
+    twice_.push_back(r);
   }
   const int64_t second = static_cast<int64_t>(twice_.size()), total = rows + second;
   const Key key{&weights,        weights.dtype(), nullptr,          total,
@@ -164,24 +169,32 @@ void Matmul::rowwise_int8(const float* x, int64_t rows, WeightMatrix& weights, c
   // 2^31 up to in = 33000.
   const float* weight_scales = weights.scales();
   const int32_t* row_sums = weights.row_sums();
-  // Without an activation, the residual is added in the same pass: to a row quantized once with
-  // its first share, to one quantized twice with its second, so that y = ((value + b) + value')
-  // + residual in either order of passes over the rows.
-  const float* folded_residual = epilogue == Epilogue::kNone ? residual : nullptr;
-  auto dequantized = [&](int64_t sum_row, int64_t r, bool add, bool last) {
-    dequantize_row(sums + sum_row * out, row_quantizations_[static_cast<size_t>(sum_row)],
-                   weight_scales, row_sums, bias, add,
-                   folded_residual && last ? folded_residual + r * out : nullptr, out, y + r * out);
-  };
+  // Row by row: its first share, its second if it was quantized twice, then the activation where
+  // it is our own (erf-GELU, while the row is in cache) and the residual. Without an activation
+  // the residual is added by the last dequantization: y = ((value + b) + value') + residual.
+  // Another activation is oneDNN's, in one pass over y after, and the residual after it.
+  const bool rowwise_activation = epilogue == Epilogue::kGeluErf;
   for_rows(rows, out, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
-      dequantized(r, r, false, !quantized_twice_[static_cast<size_t>(r)]);
+      const int64_t k = second_of_[static_cast<size_t>(r)];
+      float* row = y + r * out;
+      const float* residual_row =
+          residual && epilogue == Epilogue::kNone ? residual + r * out : nullptr;
+      dequantize_row(sums + r * out, row_quantizations_[static_cast<size_t>(r)], weight_scales,
+                     row_sums, bias, false, k < 0 ? residual_row : nullptr, out, row);
+      if (k >= 0) {
+        dequantize_row(sums + (rows + k) * out, row_quantizations_[static_cast<size_t>(rows + k)],
+                       weight_scales, row_sums, bias, true, residual_row, out, row);
+      }
+      if (rowwise_activation) {
+        gelu_erf(row, out);
+        if (residual) {
+          for (int64_t o = 0; o < out; ++o) row[o] += residual[r * out + o];
+        }
+      }
     }
   });
-  for (int64_t k = 0; k < second; ++k) {
-    dequantized(rows + k, twice_[static_cast<size_t>(k)], true, true);
-  }
-  if (epilogue != Epilogue::kNone) {
+  if (epilogue != Epilogue::kNone && !rowwise_activation) {
     BoundPrimitive& activation =
         activations_.get(ActivationKey{rows * out, epilogue, current_threads()}, [&] {
           const memory::desc data({rows * out}, memory::data_type::f32, tag::a);

@@ -86,7 +86,7 @@ class Matmul {
                     float* y, Epilogue epilogue, const float* residual);
   std::vector<ActivationQuantization> row_quantizations_;  // rows, then the second ones
   std::vector<int64_t> twice_;                             // the rows quantized twice
-  std::vector<uint8_t> quantized_twice_;                   // per row: whether it is
+  std::vector<int64_t> second_of_;  // per row: k for its second quantization at rows + k, or -1
   // source_, with room for `rows` + kSlackRows rows of `in` elements of `element_size` bytes.
   // oneDNN's AMX kernels load whole tiles of 16 rows; the slack keeps a kernel that loads a
   // partial block's tile in full inside memory of ours.

@@ -337,6 +337,7 @@ std::vector<LinearCase> linear_cases() {
     cases.push_back({rows, Epilogue::kGeluErf, true, false});
     cases.push_back({rows, Epilogue::kNone, false, true});
     cases.push_back({rows, Epilogue::kGeluTanh, true, true});
+    cases.push_back({rows, Epilogue::kGeluErf, false, true});
   }
   cases.push_back({5, Epilogue::kRelu, true, true});
   cases.push_back({5, Epilogue::kTanh, false, false});
