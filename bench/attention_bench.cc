@@ -2,7 +2,8 @@
 // 64, B = 1) from a short input to a long one:
 //
 //   BM_Scores/<bf16>/<seq>      scale * q k^T over heads read in place from a fused QKV buffer
-//   BM_Softmax/<seq>            oneDNN's softmax over the 12 x seq rows of seq scores, in place
+//   BM_Softmax/<onednn>/<seq>   the softmax over the 12 x seq rows of seq scores, in place:
+//                               tinyenc's (softmax_rows.h) or oneDNN's primitive
 //   BM_ToBf16/<seq>             the probabilities rounded to bf16 for a bf16 context product
 //   BM_Context/<bf16>/<seq>     probabilities x v, written in place into [T, H, Dh]
 //
@@ -12,12 +13,13 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <oneapi/dnnl/dnnl.hpp>
 #include <random>
 #include <vector>
 
 #include "engine/dtype.h"
 #include "engine/ops/attention.h"
-#include "engine/ops/softmax.h"
+#include "engine/ops/softmax_rows.h"
 #include "engine/ops/to_bf16.h"
 
 namespace {
@@ -71,16 +73,30 @@ void BM_Scores(benchmark::State& state) {
 }
 
 void BM_Softmax(benchmark::State& state) {
-  const int64_t seq = state.range(0);
-  tinyenc::Runtime runtime;
-  tinyenc::ops::Softmax softmax(runtime);
-  const std::vector<float> scores = normal_values(kHeads * seq * seq, 2);
+  const bool onednn = state.range(0) != 0;
+  const int64_t seq = state.range(1), rows = kHeads * seq;
+  const std::vector<float> scores = normal_values(rows * seq, 2);
   std::vector<float> data = scores;
+  const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  dnnl::stream stream(engine);
+  const dnnl::memory::desc desc({rows, seq}, dnnl::memory::data_type::f32,
+                                dnnl::memory::format_tag::ab);
+  const dnnl::softmax_v2_forward::primitive_desc pd(
+      dnnl::softmax_v2_forward::desc(dnnl::prop_kind::forward_inference,
+                                     dnnl::algorithm::softmax_accurate, desc, desc, 1),
+      engine);
+  const dnnl::softmax_v2_forward primitive(pd);
+  const dnnl::memory memory(desc, engine, data.data());
+  if (onednn) state.SetLabel(pd.impl_info_str());
   for (auto _ : state) {
-    softmax(data.data(), kHeads * seq, seq);
+    if (onednn) {
+      primitive.execute(stream, {{DNNL_ARG_SRC, memory}, {DNNL_ARG_DST, memory}});
+    } else {
+      tinyenc::softmax_rows(data.data(), rows, seq, data.data());
+    }
     benchmark::ClobberMemory();
   }
-  state.SetItemsProcessed(state.iterations() * kHeads * seq * seq);
+  state.SetItemsProcessed(state.iterations() * rows * seq);
 }
 
 void BM_ToBf16(benchmark::State& state) {
@@ -123,7 +139,7 @@ void BM_Context(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(BM_Scores)->ArgNames({"bf16", "seq"})->ArgsProduct({{0, 1}, {32, 128, 512}});
-BENCHMARK(BM_Softmax)->ArgName("seq")->Arg(32)->Arg(128)->Arg(512);
+BENCHMARK(BM_Softmax)->ArgNames({"onednn", "seq"})->ArgsProduct({{0, 1}, {16, 32, 128, 512}});
 BENCHMARK(BM_ToBf16)->ArgName("seq")->Arg(32)->Arg(128)->Arg(512);
 BENCHMARK(BM_Context)->ArgNames({"bf16", "seq"})->ArgsProduct({{0, 1}, {32, 128, 512}});
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/ops/softmax_rows.h"
+
 namespace tinyenc {
 
 ScaledDotProductAttention::ScaledDotProductAttention(Runtime& runtime, int64_t heads,
@@ -14,7 +16,6 @@ ScaledDotProductAttention::ScaledDotProductAttention(Runtime& runtime, int64_t h
       position_encoding_(&position_encoding),
       scores_(&scores),
       core_(runtime),
-      softmax_(runtime),
       bf16_products_(bf16_products),
       to_bf16_(runtime) {}
 
@@ -66,10 +67,11 @@ void ScaledDotProductAttention::attend(const float* qkv, const uint16_t* qkv16, 
   core_.scores(heads_of(q), heads_of(k), 1.0f / std::sqrt(static_cast<float>(dh)), key_bias,
                {b, 1, 1, t}, scores, qkv16, qkv16 ? qkv16 + d : nullptr);
   position_encoding_->add_score_bias(scores, b, t);
-  softmax_(scores, b * h * t, t);
-  if (probabilities) probabilities->emplace_back(scores, scores + b * h * t * t);
-  core_.context(scores, heads_of(v), View4{context, {b, h, t, dh}, {t * d, dh, d, 1}},
-                qkv16 ? qkv16 + 2 * d : nullptr);
+  const int64_t rows = b * h * t;
+  const View4 out{context, {b, h, t, dh}, {t * d, dh, d, 1}};
+  softmax_rows(scores, rows, t, scores);
+  if (probabilities) probabilities->emplace_back(scores, scores + rows * t);
+  core_.context(scores, heads_of(v), out, qkv16 ? qkv16 + 2 * d : nullptr);
 }
 
 }  // namespace tinyenc

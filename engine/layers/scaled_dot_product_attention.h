@@ -11,7 +11,6 @@
 #include "engine/layers/batch.h"
 #include "engine/ops/attention.h"
 #include "engine/ops/runtime.h"
-#include "engine/ops/softmax.h"
 #include "engine/ops/to_bf16.h"
 #include "engine/pe/hooks.h"
 
@@ -40,7 +39,6 @@ class ScaledDotProductAttention {
   const PositionEncoding* position_encoding_;
   AlignedBuffer* scores_;
   ops::AttentionCore core_;
-  ops::Softmax softmax_;
   bool bf16_products_;
   ops::ToBf16 to_bf16_;
   AlignedBuffer qkv16_;  // bf16_products: the QKV rows in bf16

@@ -1,10 +1,10 @@
 #include "engine/ops/gelu.h"
 
-#include <bit>
 #include <cmath>
 #include <cstdint>
 
 #include "engine/isa.h"
+#include "engine/ops/exp.h"
 #include "engine/ops/gelu_constants.h"
 
 namespace tinyenc {
@@ -18,19 +18,8 @@ float gelu_erf(float x) {
   const float polynomial =
       std::fma(std::fma(std::fma(std::fma(kA5, t, kA4), t, kA3), t, kA2), t, kA1);
   const float square = (c * c) * kHalfNegative;  // -z^2
-  const float y = square < kExpLowest ? kExpLowest : square;
-  const float n = std::nearbyint(y * kLog2E);
-  const float r = std::fma(n, -kLn2Low, std::fma(n, -kLn2High, y));
-  float e = std::fma(kE6, r, kE5);
-  e = std::fma(e, r, kE4);
-  e = std::fma(e, r, kE3);
-  e = std::fma(e, r, kE2);
-  e = std::fma(e, r, 1.0f);
-  e = std::fma(e, r, 1.0f);
-  // 2^n, n in [-126, 0]: a normal float's exponent field.
-  const float two_n =
-      std::bit_cast<float>(static_cast<uint32_t>(static_cast<int32_t>(n) + 127) << 23);
-  const float q = (t * polynomial) * (e * two_n);
+  const float y = square < exp_constants::kExpLowest ? exp_constants::kExpLowest : square;
+  const float q = (t * polynomial) * exp_nonpositive(y);
   return (0.5f * c) * (c >= 0.0f ? 2.0f - q : q);
 }
 

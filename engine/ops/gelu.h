@@ -7,8 +7,7 @@
 // that no 1 + erf cancels: with c = max(x, -13), z = c / sqrt 2, t = 1 / (1 + p |z|) and
 // q = t P(t) exp(-z^2) = 1 - erf(|z|), gelu = c/2 (2 - q) for c >= 0 and c/2 q below (below
 // -13, gelu is under 1e-37 in magnitude: c is clamped there so that -infinity gives about 0, not
-// NaN). exp is 2^n e^r, n = round(y / ln 2), r by a two-part ln 2, e^r by its Taylor polynomial
-// of degree 6 (relative error under 2e-7 for |r| <= ln 2 / 2).
+// NaN). exp is exp.h's.
 //
 // The scalar function is the specification, step by step: every multiply-add is a fused one
 // (std::fma), the division an IEEE one. The AVX2 version agrees with it bit for bit.

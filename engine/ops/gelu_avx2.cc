@@ -2,6 +2,7 @@
 // -mfma, called only where the CPU has AVX2.
 #include <immintrin.h>
 
+#include "engine/ops/exp_avx2.h"
 #include "engine/ops/gelu.h"
 #include "engine/ops/gelu_constants.h"
 
@@ -20,20 +21,8 @@ inline __m256 gelu8(__m256 x) {
   polynomial = _mm256_fmadd_ps(polynomial, t, _mm256_set1_ps(kA2));
   polynomial = _mm256_fmadd_ps(polynomial, t, _mm256_set1_ps(kA1));
   const __m256 square = _mm256_mul_ps(_mm256_mul_ps(c, c), _mm256_set1_ps(kHalfNegative));
-  const __m256 y = _mm256_max_ps(_mm256_set1_ps(kExpLowest), square);
-  const __m256 n = _mm256_round_ps(_mm256_mul_ps(y, _mm256_set1_ps(kLog2E)),
-                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  const __m256 r = _mm256_fmadd_ps(n, _mm256_set1_ps(-kLn2Low),
-                                   _mm256_fmadd_ps(n, _mm256_set1_ps(-kLn2High), y));
-  __m256 e = _mm256_fmadd_ps(_mm256_set1_ps(kE6), r, _mm256_set1_ps(kE5));
-  e = _mm256_fmadd_ps(e, r, _mm256_set1_ps(kE4));
-  e = _mm256_fmadd_ps(e, r, _mm256_set1_ps(kE3));
-  e = _mm256_fmadd_ps(e, r, _mm256_set1_ps(kE2));
-  e = _mm256_fmadd_ps(e, r, one);
-  e = _mm256_fmadd_ps(e, r, one);
-  const __m256 two_n = _mm256_castsi256_ps(
-      _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
-  const __m256 q = _mm256_mul_ps(_mm256_mul_ps(t, polynomial), _mm256_mul_ps(e, two_n));
+  const __m256 y = _mm256_max_ps(_mm256_set1_ps(exp_constants::kExpLowest), square);
+  const __m256 q = _mm256_mul_ps(_mm256_mul_ps(t, polynomial), exp_nonpositive(y));
   const __m256 non_negative = _mm256_cmp_ps(c, _mm256_setzero_ps(), _CMP_GE_OQ);
   const __m256 factor = _mm256_blendv_ps(q, _mm256_sub_ps(_mm256_set1_ps(2.0f), q), non_negative);
   return _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), c), factor);

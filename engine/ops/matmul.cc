@@ -1,7 +1,5 @@
 #include "engine/ops/matmul.h"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -15,6 +13,7 @@
 #include "engine/ops/implementation.h"
 #include "engine/ops/linear_choice.h"
 #include "engine/ops/quantize.h"
+#include "engine/parallel_rows.h"
 
 namespace tinyenc::ops {
 namespace {
@@ -58,20 +57,12 @@ bool outlying(RowStatistics statistics, int64_t count) {
          kOutlyingRatio * kOutlyingRatio * statistics.squares / static_cast<float>(count);
 }
 
-// body(begin, end) over rows [0, rows): split among the OpenMP threads when there is enough work
-// for them. Each row is computed alone, so the result does not depend on the split.
+// The per-row passes around the int8 matmul go parallel from this many floats.
+constexpr int64_t kMinParallelFloats = 1 << 14;
+
 template <class Body>
 void for_rows(int64_t rows, int64_t floats_per_row, Body&& body) {
-  constexpr int64_t kMinParallelFloats = 1 << 14;
-  if (rows < 2 || rows * floats_per_row < kMinParallelFloats || omp_get_max_threads() == 1) {
-    body(int64_t{0}, rows);
-    return;
-  }
-#pragma omp parallel
-  {
-    const int64_t threads = omp_get_num_threads(), thread = omp_get_thread_num();
-    body(rows * thread / threads, rows * (thread + 1) / threads);
-  }
+  parallel_rows(rows, rows * floats_per_row, kMinParallelFloats, body);
 }
 
 }  // namespace

@@ -1,9 +1,9 @@
 // Validation, ISA selection and threading for the PE kernels.
-#include <omp.h>
 
 #include <stdexcept>
 #include <string>
 
+#include "engine/parallel_rows.h"
 #include "engine/pe/kernel_table.h"
 #include "engine/pe/kernels.h"
 
@@ -83,18 +83,8 @@ void embed_tokens(const EmbeddingArgs& args, Isa isa) {
   }
   const detail::PeKernelTable& kernels = kernels_for(isa);
   const bool stream = detail::stream_embedding_output(args);
-  if (args.tokens * args.d_model < kMinParallelFloats || omp_get_max_threads() == 1) {
-    kernels.embed(args, 0, args.tokens, stream);
-    return;
-  }
-#pragma omp parallel
-  {
-    const int64_t threads = omp_get_num_threads();
-    const int64_t thread = omp_get_thread_num();
-    const int64_t begin = args.tokens * thread / threads;
-    const int64_t end = args.tokens * (thread + 1) / threads;
-    kernels.embed(args, begin, end, stream);
-  }
+  parallel_rows(args.tokens, args.tokens * args.d_model, kMinParallelFloats,
+                [&](int64_t begin, int64_t end) { kernels.embed(args, begin, end, stream); });
 }
 
 void rotate_queries_keys(const RopeArgs& args, Isa isa) {
@@ -114,16 +104,8 @@ void rotate_queries_keys(const RopeArgs& args, Isa isa) {
   }
   const detail::PeKernelTable& kernels = kernels_for(isa);
   const int64_t work = args.tokens * args.heads * args.rotary_dim * (args.k ? 2 : 1);
-  if (work < kMinParallelFloats || omp_get_max_threads() == 1) {
-    kernels.rotate(args, 0, args.tokens);
-    return;
-  }
-#pragma omp parallel
-  {
-    const int64_t threads = omp_get_num_threads();
-    const int64_t thread = omp_get_thread_num();
-    kernels.rotate(args, args.tokens * thread / threads, args.tokens * (thread + 1) / threads);
-  }
+  parallel_rows(args.tokens, work, kMinParallelFloats,
+                [&](int64_t begin, int64_t end) { kernels.rotate(args, begin, end); });
 }
 
 void add_distance_bias(const DistanceBiasArgs& args, Isa isa) {
@@ -136,16 +118,8 @@ void add_distance_bias(const DistanceBiasArgs& args, Isa isa) {
           "distance bias: the table is shorter than the scores");
   const detail::PeKernelTable& kernels = kernels_for(isa);
   const int64_t rows = args.batch * args.heads * args.queries;
-  if (rows * args.keys < kMinParallelFloats || omp_get_max_threads() == 1) {
-    kernels.add_distance_bias(args, 0, rows);
-    return;
-  }
-#pragma omp parallel
-  {
-    const int64_t threads = omp_get_num_threads();
-    const int64_t thread = omp_get_thread_num();
-    kernels.add_distance_bias(args, rows * thread / threads, rows * (thread + 1) / threads);
-  }
+  parallel_rows(rows, rows * args.keys, kMinParallelFloats,
+                [&](int64_t begin, int64_t end) { kernels.add_distance_bias(args, begin, end); });
 }
 
 }  // namespace tinyenc

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "engine/ops/attention.h"
-#include "engine/ops/softmax.h"
+#include "engine/ops/softmax_rows.h"
 #include "tests/support/float_tolerance.h"
 #include "tests/support/test_data.h"
 
@@ -105,11 +105,10 @@ TEST_P(OnnxAttention, MatchesExpectedOutput) {
 
   Runtime runtime;
   ops::AttentionCore core(runtime);
-  ops::Softmax softmax(runtime);
   std::vector<float> scores(static_cast<size_t>(batch * kv_heads * group * queries * keys));
   core.scores(qv, kv, scale, grouped_mask.empty() ? nullptr : grouped_mask.data(),
               {1, 1, group * queries, keys}, scores.data());
-  softmax(scores.data(), batch * kv_heads * group * queries, keys);
+  softmax_rows(scores.data(), batch * kv_heads * group * queries, keys, scores.data());
 
   const std::vector<float> expected = values(c.json["outputs"][0]);
   std::vector<float> y(expected.size());
