@@ -1,6 +1,7 @@
 #include "engine/isa.h"
 
 #include <cstdlib>
+#include <fstream>
 #include <stdexcept>
 
 #if defined(__x86_64__)
@@ -78,6 +79,25 @@ CpuidFeatures read_cpuid_features() {
 }  // namespace
 
 // cpuid is slow (and traps to the hypervisor in a VM): read it once.
+std::string cpu_model_name() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos) {
+      std::string name = line.substr(line.find(':') + 1);
+      name.erase(0, name.find_first_not_of(' '));
+      for (char& c : name) {
+        if (c == '\t') c = ' ';
+      }
+      if (!name.empty()) return name;
+    }
+  }
+#if defined(__aarch64__)
+  return "aarch64";
+#else
+  return "unknown CPU";
+#endif
+}
+
 const CpuidFeatures& cpuid_features() {
   static const CpuidFeatures features = read_cpuid_features();
   return features;

@@ -36,6 +36,10 @@ struct CpuidFeatures {
 };
 const CpuidFeatures& cpuid_features();
 
+// The CPU's model name as /proc/cpuinfo gives it ("AMD EPYC 9R14"), tabs made spaces; "aarch64"
+// or "unknown CPU" where it has none.
+std::string cpu_model_name();
+
 // True when the kernels for `isa` are compiled in and this CPU and OS can run them.
 bool isa_supported(Isa isa);
 

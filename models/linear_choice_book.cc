@@ -1,11 +1,11 @@
 #include "models/linear_choice_book.h"
 
 #include <cstdlib>
-#include <fstream>
 #include <memory>
 #include <string>
 
 #include "engine/io/record_book.h"
+#include "engine/isa.h"
 #include "engine/ops/linear_choice.h"
 
 namespace tinyenc {
@@ -14,26 +14,6 @@ namespace {
 std::string variable(const char* name) {
   const char* value = std::getenv(name);
   return value ? value : "";
-}
-
-// The CPU's name as the kernel gives it: x86's "model name", else the machine type.
-std::string cpu_name() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos) {
-      std::string name = line.substr(line.find(':') + 1);
-      name.erase(0, name.find_first_not_of(' '));
-      for (char& c : name) {
-        if (c == '\t') c = ' ';
-      }
-      if (!name.empty()) return name;
-    }
-  }
-#if defined(__aarch64__)
-  return "aarch64";
-#else
-  return "unknown CPU";
-#endif
 }
 
 }  // namespace
@@ -72,7 +52,7 @@ void install_linear_choice_book() {
     const std::optional<std::filesystem::path> path = linear_choice_book_path();
     if (!path) return false;
     auto book = std::make_shared<RecordBook>(*path);
-    const std::string machine = cpu_name() + ", ";
+    const std::string machine = cpu_model_name() + ", ";
     ops::set_linear_choice_book(
         [book, machine](const std::string& key, const std::function<std::string()>& measure) {
           return book->find_or_add(machine + key, measure);

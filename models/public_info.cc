@@ -145,6 +145,7 @@ RuntimeInfo runtime_info() {
     }
     info.pe_kernels = std::string(isa_name(active_isa()));
     info.onednn_version = onednn_version();
+    info.cpu_model = cpu_model_name();
     info.cpu_features = cpu_feature_list(cpu_features());
     info.cpus = available_cpus();
     info.linear_choice = linear_choice_summary();

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "engine/dtype.h"
+#include "engine/isa.h"
 #include "tests/support/cli.h"
 #include "tests/support/run_program.h"
 #include "tests/support/test_data.h"
@@ -90,6 +91,8 @@ TEST(CliDtype, InfoTellsWhatRunsHere) {
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("CPU:         " + cpu_feature_list(cpu_features()) + "\n"),
             std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("CPU model:   " + cpu_model_name() + "\n"), std::string::npos)
       << text.out;
   const AutoComputeDtype chosen = auto_compute_dtype();
   EXPECT_NE(text.out.find("auto dtype:  " + std::string(compute_dtype_name(chosen.dtype)) + " (" +

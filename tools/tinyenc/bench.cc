@@ -93,14 +93,6 @@ std::string utc_now() {
   return text;
 }
 
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  }
-  return "unknown";
-}
-
 double percentile(std::vector<double> values, double q) {
   std::sort(values.begin(), values.end());
   const double rank = q * static_cast<double>(values.size() - 1);
@@ -414,7 +406,7 @@ int bench_corpus(const BenchOptions& options) {
         100.0 * waste, 100.0 * waste_unsorted, static_cast<long long>(options.max_batch_tokens),
         static_cast<double>(rss) / (1 << 20));
     const RuntimeInfo here = runtime_info();
-    sink.write("tinyenc " + version() + ", oneDNN " + here.onednn_version + ", " + cpu_model() +
+    sink.write("tinyenc " + version() + ", oneDNN " + here.onednn_version + ", " + here.cpu_model +
                " (" + std::to_string(here.cpus) + " CPUs; " + here.cpu_features + "), " +
                utc_now() + "\ncorpus     " + options.corpus + "\nmodel      " + options.model +
                " (" + dtype + ", " + std::to_string(threads) +
@@ -493,7 +485,7 @@ int bench(const BenchOptions& options) {
   std::optional<OutputSink> plot;
   if (!options.plot.empty()) plot.emplace(options.plot);
   std::vector<plot::LatencyMeasurement> measurements;
-  const std::string cpu = cpu_model();
+  const std::string cpu = here.cpu_model;
   const std::string date = utc_now();
   nlohmann::json document;
   document["version"] = version();

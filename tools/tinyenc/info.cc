@@ -49,6 +49,7 @@ int info(const InfoOptions& options) {
                                  {"compiled", here.compiled_pe_kernels},
                                  {"supported", here.supported_pe_kernels}}},
                                {"onednn", here.onednn_version},
+                               {"cpu", here.cpu_model},
                                {"cpu_features", here.cpu_features},
                                {"dtypes", dtypes_json()},
                                {"threads", here.cpus},
@@ -70,6 +71,7 @@ int info(const InfoOptions& options) {
               join(here.compiled_pe_kernels).c_str(), join(here.supported_pe_kernels).c_str());
   std::printf("oneDNN:      %s\n", here.onednn_version.c_str());
   std::printf("CPU:         %s\n", here.cpu_features.c_str());
+  std::printf("CPU model:   %s\n", here.cpu_model.c_str());
   const nlohmann::json dtypes = dtypes_json();
   std::string runs, not_here;
   for (const auto& [name, verdict] : dtypes["runs"].items()) {

@@ -30,6 +30,7 @@ struct RuntimeInfo {
   std::vector<std::string> compiled_pe_kernels;
   std::vector<std::string> supported_pe_kernels;
   std::string onednn_version;  // "2.6.3 (commit ...)", as the loaded oneDNN reports it
+  std::string cpu_model;       // "AMD EPYC 9R14", as /proc/cpuinfo names it ("aarch64" if not)
   // The CPU features that decide which dtypes run natively: "avx2 avx512f avx512_bf16 ...", or
   // "none".
   std::string cpu_features;
