@@ -14,6 +14,8 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/temp_folder.h"
+
 namespace tinyenc {
 namespace {
 
@@ -21,14 +23,8 @@ namespace fs = std::filesystem;
 
 class RecordBookTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    folder_ = fs::temp_directory_path() /
-              ("record_book_test." + std::to_string(::getpid()) + "." +
-               ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(folder_);
-    fs::create_directories(folder_);
-  }
-  void TearDown() override { fs::remove_all(folder_); }
+  testing::TempFolder temp_{"record_book_test"};
+  const fs::path& folder_ = temp_.path();
 
   fs::path file(const std::string& name) const { return folder_ / name; }
   static std::string content(const fs::path& path) {
@@ -40,8 +36,6 @@ class RecordBookTest : public ::testing::Test {
   static void write(const fs::path& path, const std::string& text) {
     std::ofstream(path, std::ios::binary) << text;
   }
-
-  fs::path folder_;
 };
 
 TEST_F(RecordBookTest, MakesAValueOnceAndReadsItBackInAnotherBook) {

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "tests/support/run_program.h"
+#include "tests/support/temp_folder.h"
 #include "tests/support/test_data.h"
 
 namespace tinyenc {
@@ -148,24 +149,8 @@ pid_t dead_pid() {
 
 class CliOutput : public ::testing::Test {
  protected:
-  void SetUp() override {
-    folder_ = fs::temp_directory_path() /
-              ("tinyenc_cli_output_" + std::to_string(::getpid()) + "_" +
-               ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(folder_);
-    fs::create_directories(folder_);
-  }
-  void TearDown() override {
-    // Folders a test closed must open again to be removed by a user other than root.
-    std::error_code ignored;
-    fs::permissions(folder_, fs::perms::owner_all, fs::perm_options::add, ignored);
-    for (const auto& entry : fs::recursive_directory_iterator(folder_, ignored)) {
-      if (entry.is_directory(ignored) && !entry.is_symlink(ignored))
-        fs::permissions(entry.path(), fs::perms::owner_all, fs::perm_options::add, ignored);
-    }
-    fs::remove_all(folder_, ignored);
-  }
-  fs::path folder_;
+  testing::TempFolder temp_{"tinyenc_cli_output"};
+  const fs::path& folder_ = temp_.path();
 };
 
 TEST_F(CliOutput, SymbolicLinksAreFollowedNotReplaced) {
