@@ -154,4 +154,9 @@ Isa active_isa() {
   return isa;
 }
 
+bool active_isa_runs_avx2() {
+  static const bool avx2 = active_isa() == Isa::kAvx2 || active_isa() == Isa::kAvx512;
+  return avx2;
+}
+
 }  // namespace tinyenc

@@ -55,4 +55,9 @@ Isa isa_for_setting(const char* setting);
 // Read once per process.
 Isa active_isa();
 
+// Whether the active ISA runs AVX2 code (avx2, or avx512 above it): what the engine's row kernels
+// that have only an AVX2 version beside their scalar specification ask (ops/quantize, gelu,
+// softmax_rows). Read once per process.
+bool active_isa_runs_avx2();
+
 }  // namespace tinyenc

@@ -94,22 +94,9 @@ RowStatistics row_statistics(const float* values, int64_t count) {
 
 }  // namespace scalar
 
-namespace {
-
-bool use_avx2() {
-#if defined(__x86_64__)
-  static const bool avx2 = active_isa() == Isa::kAvx2 || active_isa() == Isa::kAvx512;
-  return avx2;
-#else
-  return false;
-#endif
-}
-
-}  // namespace
-
 ValueRange activation_range(const float* values, int64_t count) {
 #if defined(__x86_64__)
-  if (use_avx2()) return avx2::activation_range(values, count);
+  if (active_isa_runs_avx2()) return avx2::activation_range(values, count);
 #endif
   return scalar::activation_range(values, count);
 }
@@ -117,7 +104,8 @@ ValueRange activation_range(const float* values, int64_t count) {
 void quantize_activations(const float* values, int64_t count, ActivationQuantization quantization,
                           int32_t levels, uint8_t* quantized) {
 #if defined(__x86_64__)
-  if (use_avx2()) return avx2::quantize_activations(values, count, quantization, levels, quantized);
+  if (active_isa_runs_avx2())
+    return avx2::quantize_activations(values, count, quantization, levels, quantized);
 #endif
   scalar::quantize_activations(values, count, quantization, levels, quantized);
 }
@@ -126,7 +114,7 @@ void dequantize_row(const int32_t* sums, ActivationQuantization quantization,
                     const float* weight_scales, const int32_t* row_sums, const float* bias,
                     bool add, const float* residual, int64_t out, float* y) {
 #if defined(__x86_64__)
-  if (use_avx2()) {
+  if (active_isa_runs_avx2()) {
     return avx2::dequantize_row(sums, quantization, weight_scales, row_sums, bias, add, residual,
                                 out, y);
   }
@@ -136,7 +124,7 @@ void dequantize_row(const int32_t* sums, ActivationQuantization quantization,
 
 RowStatistics row_statistics(const float* values, int64_t count) {
 #if defined(__x86_64__)
-  if (use_avx2()) return avx2::row_statistics(values, count);
+  if (active_isa_runs_avx2()) return avx2::row_statistics(values, count);
 #endif
   return scalar::row_statistics(values, count);
 }

@@ -43,18 +43,11 @@ namespace {
 // Below this many scores a softmax is not worth waking a second thread for.
 constexpr int64_t kMinParallelScores = 1 << 14;
 
-#if defined(__x86_64__)
-bool use_avx2() {
-  static const bool avx2 = active_isa() == Isa::kAvx2 || active_isa() == Isa::kAvx512;
-  return avx2;
-}
-#endif
-
 }  // namespace
 
 void softmax_rows(const float* scores, int64_t rows, int64_t cols, float* probabilities) {
 #if defined(__x86_64__)
-  const auto row = use_avx2() ? avx2::softmax_row : scalar::softmax_row;
+  const auto row = active_isa_runs_avx2() ? avx2::softmax_row : scalar::softmax_row;
 #else
   const auto row = scalar::softmax_row;
 #endif
