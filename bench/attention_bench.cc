@@ -2,6 +2,7 @@
 // 64, B = 1) from a short input to a long one:
 //
 //   BM_Scores/<bf16>/<seq>      scale * q k^T over heads read in place from a fused QKV buffer
+//                               (f32) or from dense bf16 planes of q, k and v (bf16)
 //   BM_Softmax/<onednn>/<seq>   the softmax over the 12 x seq rows of seq scores, in place:
 //                               tinyenc's (softmax_rows.h) or oneDNN's primitive
 //   BM_ToBf16/<seq>             the probabilities rounded to bf16 for a bf16 context product
@@ -25,6 +26,7 @@
 namespace {
 
 using tinyenc::View4;
+using tinyenc::View4Bf16;
 constexpr int64_t kHeads = 12, kHeadDim = 64, kModel = kHeads * kHeadDim;
 
 std::vector<float> normal_values(int64_t count, uint32_t seed) {
@@ -39,6 +41,11 @@ std::vector<float> normal_values(int64_t count, uint32_t seed) {
 View4 heads_of(const float* qkv, int64_t seq, int64_t offset) {
   return View4{
       qkv + offset, {1, kHeads, seq, kHeadDim}, {seq * 3 * kModel, kHeadDim, 3 * kModel, 1}};
+}
+
+// The heads of plane p (q, k or v) of a bf16 copy [3, T, D], as the attention layer makes it.
+View4Bf16 plane_heads(const uint16_t* planes, int64_t seq, int64_t p) {
+  return View4Bf16{planes + p * seq * kModel, {seq * kModel, kHeadDim, kModel, 1}};
 }
 
 bool skip_bf16(benchmark::State& state) {
@@ -59,12 +66,12 @@ void BM_Scores(benchmark::State& state) {
   tinyenc::ops::ToBf16 to_bf16(runtime);
   const std::vector<float> qkv = normal_values(seq * 3 * kModel, 1);
   std::vector<uint16_t> qkv16(qkv.size());
-  to_bf16(qkv.data(), static_cast<int64_t>(qkv.size()), qkv16.data());
+  to_bf16.planes(qkv.data(), seq, 3, kModel, qkv16.data());
   std::vector<float> scores(static_cast<size_t>(kHeads * seq * seq));
   for (auto _ : state) {
     core.scores(heads_of(qkv.data(), seq, 0), heads_of(qkv.data(), seq, kModel), 0.125f, nullptr,
-                {}, scores.data(), bf16 ? qkv16.data() : nullptr,
-                bf16 ? qkv16.data() + kModel : nullptr);
+                {}, scores.data(), bf16 ? plane_heads(qkv16.data(), seq, 0) : View4Bf16{},
+                bf16 ? plane_heads(qkv16.data(), seq, 1) : View4Bf16{});
     benchmark::ClobberMemory();
   }
   state.counters["GFLOP/s"] = benchmark::Counter(
@@ -121,14 +128,14 @@ void BM_Context(benchmark::State& state) {
   tinyenc::ops::ToBf16 to_bf16(runtime);
   const std::vector<float> qkv = normal_values(seq * 3 * kModel, 4);
   std::vector<uint16_t> qkv16(qkv.size());
-  to_bf16(qkv.data(), static_cast<int64_t>(qkv.size()), qkv16.data());
+  to_bf16.planes(qkv.data(), seq, 3, kModel, qkv16.data());
   std::vector<float> probabilities = normal_values(kHeads * seq * seq, 5);
   std::vector<float> context(static_cast<size_t>(seq * kModel));
   for (auto _ : state) {
     core.context(
         probabilities.data(), heads_of(qkv.data(), seq, 2 * kModel),
         View4{context.data(), {1, kHeads, seq, kHeadDim}, {seq * kModel, kHeadDim, kModel, 1}},
-        bf16 ? qkv16.data() + 2 * kModel : nullptr);
+        bf16 ? plane_heads(qkv16.data(), seq, 2) : View4Bf16{});
     benchmark::ClobberMemory();
   }
   state.counters["GFLOP/s"] = benchmark::Counter(

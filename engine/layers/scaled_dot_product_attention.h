@@ -29,9 +29,11 @@ class ScaledDotProductAttention {
  private:
   // Attention over b sequences of t rows each, laid end to end from qkv (q and k already
   // rotated); key_bias as AttentionCore::scores takes a [b, 1, 1, t] mask.
-  // qkv16: the same rows in bf16, or null.
-  void attend(const float* qkv, const uint16_t* qkv16, int64_t b, int64_t t, const float* key_bias,
-              std::vector<std::vector<float>>* probabilities, float* context);
+  // q16: the same rows' q in bf16, dense [b * t, d], with k and v `plane` elements apart after
+  // it; or null.
+  void attend(const float* qkv, const uint16_t* q16, int64_t plane, int64_t b, int64_t t,
+              const float* key_bias, std::vector<std::vector<float>>* probabilities,
+              float* context);
 
   static constexpr int64_t kMinBf16Keys = 32;
   int64_t heads_;
@@ -41,7 +43,7 @@ class ScaledDotProductAttention {
   ops::AttentionCore core_;
   bool bf16_products_;
   ops::ToBf16 to_bf16_;
-  AlignedBuffer qkv16_;  // bf16_products: the QKV rows in bf16
+  AlignedBuffer qkv16_;  // bf16_products: q, k and v in bf16, as three planes [3, tokens, d]
 };
 
 }  // namespace tinyenc

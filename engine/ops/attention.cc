@@ -19,20 +19,34 @@ memory::desc desc_of(const ViewShape& view, memory::data_type type = f32) {
                       {view.strides[0], view.strides[1], view.strides[2], view.strides[3]});
 }
 
+// The view's dims at other strides: a bf16 copy's.
+ViewShape restrided(ViewShape view, const std::array<int64_t, 4>& strides) {
+  view.strides = strides;
+  return view;
+}
+
 }  // namespace
 
 void AttentionCore::scores(const View4& q, const View4& k, float scale, const float* bias,
                            const std::array<int64_t, 4>& bias_dims, float* scores,
-                           const uint16_t* q16, const uint16_t* k16) {
+                           const View4Bf16& q16, const View4Bf16& k16) {
   // k^T as a view: swap the last two axes.
   ViewShape k_transposed = shape_of(k);
   std::swap(k_transposed.dims[2], k_transposed.dims[3]);
   std::swap(k_transposed.strides[2], k_transposed.strides[3]);
+  const bool in_bf16 = q16.data != nullptr && k16.data != nullptr;
+  std::array<int64_t, 4> k16_transposed_strides{};
+  if (in_bf16) {
+    k16_transposed_strides = k16.strides;
+    std::swap(k16_transposed_strides[2], k16_transposed_strides[3]);
+  }
   const ScoresKey key{shape_of(q),
                       k_transposed,
                       scale,
                       bias != nullptr,
-                      q16 != nullptr && k16 != nullptr,
+                      in_bf16,
+                      in_bf16 ? q16.strides : std::array<int64_t, 4>{},
+                      k16_transposed_strides,
                       bias ? bias_dims : std::array<int64_t, 4>{},
                       current_threads()};
   ScoresPlan& plan = scores_.get(key, [&] {
@@ -41,6 +55,13 @@ void AttentionCore::scores(const View4& q, const View4& k, float scale, const fl
                                  tag::abcd);
     const dnnl::engine& engine = runtime_->engine;
     const std::string what = "attention scores for " + std::to_string(q.dims[2]) + " queries";
+    const auto q_desc = [&](memory::data_type type) {
+      return type == bf16 ? desc_of(restrided(key.q, key.q16_strides), bf16) : desc_of(key.q);
+    };
+    const auto k_desc = [&](memory::data_type type) {
+      return type == bf16 ? desc_of(restrided(key.k_transposed, key.k16_transposed_strides), bf16)
+                          : desc_of(key.k_transposed);
+    };
     auto primitive_desc = [&](memory::data_type type, bool with_bias) {
       dnnl::primitive_attr attributes;
       attributes.set_output_scales(0, {scale});
@@ -49,8 +70,7 @@ void AttentionCore::scores(const View4& q, const View4& k, float scale, const fl
         post_ops.append_binary(dnnl::algorithm::binary_add, bias_desc);
         attributes.set_post_ops(post_ops);
       }
-      const dnnl::matmul::desc description(desc_of(key.q, type), desc_of(key.k_transposed, type),
-                                           dst);
+      const dnnl::matmul::desc description(q_desc(type), k_desc(type), dst);
       return dnnl::matmul::primitive_desc(description, attributes, engine);
     };
     // bf16 if asked for, with the bias fused, else added after; then the same in f32.
@@ -71,9 +91,8 @@ void AttentionCore::scores(const View4& q, const View4& k, float scale, const fl
     }
     if (!found) no_implementation(what, primitive_desc(f32, bias != nullptr).impl_info_str());
     const memory::data_type type = made.bf16 ? bf16 : f32;
-    const memory::desc q_desc = desc_of(key.q, type), k_desc = desc_of(key.k_transposed, type);
-    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(q_desc, engine, nullptr)},
-                                         {DNNL_ARG_WEIGHTS, memory(k_desc, engine, nullptr)},
+    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(q_desc(type), engine, nullptr)},
+                                         {DNNL_ARG_WEIGHTS, memory(k_desc(type), engine, nullptr)},
                                          {DNNL_ARG_DST, memory(dst, engine, nullptr)}};
     if (bias && !made.bias_after) {
       args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1,
@@ -84,7 +103,7 @@ void AttentionCore::scores(const View4& q, const View4& k, float scale, const fl
   });
   scores_in_bf16_ = plan.bf16;
   if (plan.bf16) {
-    plan.primitive.bind(DNNL_ARG_SRC, q16).bind(DNNL_ARG_WEIGHTS, k16);
+    plan.primitive.bind(DNNL_ARG_SRC, q16.data).bind(DNNL_ARG_WEIGHTS, k16.data);
   } else {
     plan.primitive.bind(DNNL_ARG_SRC, q.data).bind(DNNL_ARG_WEIGHTS, k.data);
   }
@@ -115,15 +134,22 @@ void AttentionCore::scores(const View4& q, const View4& k, float scale, const fl
 }
 
 void AttentionCore::context(const float* probabilities, const View4& v, const View4& out,
-                            const uint16_t* v16) {
-  const ContextKey key{shape_of(v), shape_of(out), out.dims[2], v16 != nullptr, current_threads()};
+                            const View4Bf16& v16) {
+  const bool in_bf16 = v16.data != nullptr;
+  const ContextKey key{shape_of(v),
+                       shape_of(out),
+                       out.dims[2],
+                       in_bf16,
+                       in_bf16 ? v16.strides : std::array<int64_t, 4>{},
+                       current_threads()};
   ContextPlan& plan = context_.get(key, [&] {
     const dnnl::engine& engine = runtime_->engine;
     const memory::desc out_desc = desc_of(key.out);
     auto primitive_desc = [&](memory::data_type type) {
       const memory::desc src({v.dims[0], v.dims[1], out.dims[2], v.dims[2]}, type, tag::abcd);
-      return dnnl::matmul::primitive_desc(dnnl::matmul::desc(src, desc_of(key.v, type), out_desc),
-                                          engine);
+      const memory::desc weights =
+          type == bf16 ? desc_of(restrided(key.v, key.v16_strides), bf16) : desc_of(key.v);
+      return dnnl::matmul::primitive_desc(dnnl::matmul::desc(src, weights, out_desc), engine);
     };
     ContextPlan made;
     dnnl::matmul::primitive_desc pd;
@@ -151,7 +177,7 @@ void AttentionCore::context(const float* probabilities, const View4& v, const Vi
     probabilities16_.reserve(static_cast<size_t>(count + 1) / 2);
     to_bf16_(probabilities, count, probabilities16_.data());
     source = probabilities16_.data();
-    values = v16;
+    values = v16.data;
   }
   plan.primitive.bind(DNNL_ARG_SRC, source)
       .bind(DNNL_ARG_WEIGHTS, values)

@@ -2,11 +2,13 @@
 // in place inside a fused QKV buffer and the context is written in place into [B, T, H, Dh].
 //
 // In f32, or with bf16 operands and f32 sums (bf16 and int8 models, where the CPU runs bf16
-// matmuls): q, k and v then come as a bf16 copy of the QKV rows with the same strides, the
-// probabilities are rounded to bf16 here, and scores and context stay f32. Each product ran
-// 1.9x faster so on AMD Zen 4 (12 heads of 128 x 64, one thread); the roundings add at most 2^-8
-// of each product's magnitude, less than bf16 weights or int8 activations already do. Where
-// oneDNN has no acceptable bf16 kernel for a shape, that product runs in f32.
+// matmuls): q, k and v then come as bf16 copies at strides of their own (the attention layer
+// makes them dense planes: oneDNN 2.6 runs strided bf16 heads through gemm:jit, 20x slower on
+// AMX than its brgemm on dense ones), the probabilities are rounded to bf16 here, and scores and
+// context stay f32. Each product ran 1.9x faster so on AMD Zen 4 (12 heads of 128 x 64, one
+// thread); the roundings add at most 2^-8 of each product's magnitude, less than bf16 weights
+// or int8 activations already do. Where oneDNN has no acceptable bf16 kernel for a shape, that
+// product runs in f32.
 #pragma once
 
 #include <array>
@@ -27,17 +29,17 @@ class AttentionCore {
 
   // scores[B, H, Tq, Tk] = scale * q k^T (+ bias). The additive bias is dense with dims
   // bias_dims, each equal to the scores' or 1 (broadcast): [B, 1, 1, Tk] is a key padding mask,
-  // [1, 1, Tq, Tk] an attention mask shared by the batch. q16 and k16, when not null, are q and
-  // k in bf16 with q's and k's strides: the product is then taken from them.
+  // [1, 1, Tq, Tk] an attention mask shared by the batch. q16 and k16, when their data is not
+  // null, are q and k in bf16: the product is then taken from them.
   void scores(const View4& q, const View4& k, float scale, const float* bias,
-              const std::array<int64_t, 4>& bias_dims, float* scores, const uint16_t* q16 = nullptr,
-              const uint16_t* k16 = nullptr);
+              const std::array<int64_t, 4>& bias_dims, float* scores, const View4Bf16& q16 = {},
+              const View4Bf16& k16 = {});
 
   // out[B, H, Tq, Dv] (strided view; data is written) = probabilities[B, H, Tq, Tk] v[B, H, Tk,
-  // Dv]. v16, when not null, is v in bf16 with v's strides: the probabilities are then rounded
-  // to bf16 and multiplied by it.
+  // Dv]. v16, when its data is not null, is v in bf16: the probabilities are then rounded to
+  // bf16 and multiplied by it.
   void context(const float* probabilities, const View4& v, const View4& out,
-               const uint16_t* v16 = nullptr);
+               const View4Bf16& v16 = {});
 
   // Whether the last scores() and context() calls multiplied bf16 operands.
   bool scores_in_bf16() const { return scores_in_bf16_; }
@@ -49,6 +51,7 @@ class AttentionCore {
     float scale;
     bool bias;
     bool bf16;
+    std::array<int64_t, 4> q16_strides, k16_transposed_strides;  // when bf16
     std::array<int64_t, 4> bias_dims;
     int threads;
     auto operator<=>(const ScoresKey&) const = default;
@@ -64,6 +67,7 @@ class AttentionCore {
     ViewShape v, out;
     int64_t queries;
     bool bf16;
+    std::array<int64_t, 4> v16_strides;  // when bf16
     int threads;
     auto operator<=>(const ContextKey&) const = default;
   };

@@ -19,9 +19,14 @@ class ToBf16 {
   // bits[i] = bf16(values[i]) for i < count.
   void operator()(const float* values, int64_t count, void* bits);
 
+  // Rows of `planes` groups of `cols` values, [rows, planes, cols], to `planes` dense planes of
+  // bf16, [planes, rows, cols]: bits[p][r][c] = bf16(values[r][p][c]). Fused QKV rows become
+  // dense q, k and v, which oneDNN's batched matmuls multiply far faster than strided ones.
+  void planes(const float* values, int64_t rows, int64_t planes, int64_t cols, void* bits);
+
  private:
   struct Key {
-    int64_t count;
+    int64_t rows, planes, cols;
     int threads;
     auto operator<=>(const Key&) const = default;
   };

@@ -14,6 +14,13 @@ struct View4 {
   int64_t strides[4] = {0, 0, 0, 0};
 };
 
+// The values of a View4 (same dims) in bfloat16, at strides of their own: a dense copy of heads
+// read in place from fused rows, say.
+struct View4Bf16 {
+  const uint16_t* data = nullptr;
+  std::array<int64_t, 4> strides{};
+};
+
 // A view without its data: what a primitive depends on, usable as part of a cache key.
 struct ViewShape {
   std::array<int64_t, 4> dims{};
