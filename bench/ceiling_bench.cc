@@ -3,6 +3,9 @@
 //
 //   BM_FmaPeak/<isa>          multiply-adds on registers only (10 independent accumulators per
 //                             vector width): the arithmetic ceiling, in GFLOP/s.
+//   BM_AmxPeak/<int8|bf16>    AMX tile dot products on tiles only (4 accumulator tiles, 2 x 2
+//                             blocking of full 16 x 64-byte tiles), on CPUs with AMX: the
+//                             ceiling of the int8 and bf16 Linear layers there, in GOP/s.
 //   BM_ReadBandwidth/<bytes>  one pass of vector loads over a buffer larger than the caches: the
 //                             rate a forward pass can stream its weights at (bytes_per_second).
 //   BM_Linear/<dtype>/<rows>/<in>/<out>
@@ -12,6 +15,8 @@
 //                             corpus batch. Its weights are cycled over enough copies (96 MB at
 //                             least) that they come from memory, as in a real forward pass.
 //                             Counters: GFLOP/s and weight_GB/s; label: oneDNN's implementation.
+//   BM_TileProduct/<int8|bf16>/<rows>/<in>/<out>
+//                             tinyenc's own AMX tile product alone, on the same cycled weights.
 //   BM_OneDnnF32/<primitive>/<rows>/<in>/<out>
 //                             the f32 primitives oneDNN offers for a Linear, on the same cycled
 //                             weights: matmul reading torch's [out, in] matrix in place ("ba"),
@@ -34,9 +39,12 @@
 #include "engine/dtype.h"
 #include "engine/isa.h"
 #include "engine/layers/linear.h"
+#include "engine/ops/tile_product.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #endif
 
 namespace {
@@ -124,6 +132,59 @@ __attribute__((target("avx512f"), noinline)) double fma_avx512(int64_t iteration
   return static_cast<double>(lanes[0]);
 }
 
+// Linux hands out AMX's tile state only to a process that asks for it (arch_prctl
+// ARCH_REQ_XCOMP_PERM for XFEATURE_XTILEDATA).
+bool amx_permitted() {
+  constexpr int kRequestPermission = 0x1023, kTileData = 18;
+  return syscall(SYS_arch_prctl, kRequestPermission, kTileData) == 0;
+}
+
+// Palette 1's tile configuration (Intel SDM, LDTILECFG): 8 tiles of 16 rows x 64 bytes.
+struct alignas(64) TileConfig {
+  uint8_t palette = 1;
+  uint8_t start_row = 0;
+  uint8_t reserved[14] = {};
+  uint16_t bytes_per_row[16] = {64, 64, 64, 64, 64, 64, 64, 64};
+  uint8_t rows[16] = {16, 16, 16, 16, 16, 16, 16, 16};
+};
+
+// C[0..3] += A[4..5] B[6..7]: four independent tile products per iteration, as a GEMM's inner
+// block does. Returns one sum so nothing is optimised away.
+__attribute__((target("amx-tile,amx-int8,amx-bf16"), noinline)) int64_t amx_dot(int64_t iterations,
+                                                                                bool bf16) {
+  const TileConfig config;
+  alignas(64) uint8_t operand[16 * 64];
+  for (int i = 0; i < 16 * 64; ++i) operand[i] = static_cast<uint8_t>(i % 7);  // small, finite
+  alignas(64) int32_t out[16 * 16];
+  _tile_loadconfig(&config);
+  _tile_zero(0);
+  _tile_zero(1);
+  _tile_zero(2);
+  _tile_zero(3);
+  _tile_loadd(4, operand, 64);
+  _tile_loadd(5, operand, 64);
+  _tile_loadd(6, operand, 64);
+  _tile_loadd(7, operand, 64);
+  if (bf16) {
+    for (int64_t i = 0; i < iterations; ++i) {
+      _tile_dpbf16ps(0, 4, 6);
+      _tile_dpbf16ps(1, 4, 7);
+      _tile_dpbf16ps(2, 5, 6);
+      _tile_dpbf16ps(3, 5, 7);
+    }
+  } else {
+    for (int64_t i = 0; i < iterations; ++i) {
+      _tile_dpbusd(0, 4, 6);
+      _tile_dpbusd(1, 4, 7);
+      _tile_dpbusd(2, 5, 6);
+      _tile_dpbusd(3, 5, 7);
+    }
+  }
+  _tile_stored(0, out, 64);
+  _tile_release();
+  return out[0] + out[255];
+}
+
 __attribute__((target("avx2"))) uint64_t read_avx2(const char* data, int64_t bytes) {
   __m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
   for (int64_t i = 0; i + 128 <= bytes; i += 128) {
@@ -175,6 +236,28 @@ void BM_FmaPeak(benchmark::State& state, tinyenc::Isa isa) {
       benchmark::Counter(20.0 * static_cast<double>(lanes) * kIterations * 1e-9,
                          benchmark::Counter::kIsIterationInvariantRate);
 }
+
+#if defined(__x86_64__)
+void BM_AmxPeak(benchmark::State& state, bool bf16) {
+  if (!amx_permitted()) {
+    state.SkipWithError("the kernel did not grant AMX's tile state");
+    return;
+  }
+  constexpr int64_t kIterations = 1'000'000;
+  int64_t sink = 0;
+  for (auto _ : state) {
+    int64_t iterations = kIterations;
+    benchmark::DoNotOptimize(iterations);
+    sink += amx_dot(iterations, bf16);
+    benchmark::DoNotOptimize(sink);
+  }
+  // Per tile product: 16 x 16 outputs, each a sum over 64 u8 x s8 or 32 bf16 x bf16 pairs;
+  // 2 operations per pair.
+  const double per_product = 16.0 * 16.0 * (bf16 ? 32.0 : 64.0) * 2.0;
+  state.counters[bf16 ? "GFLOP/s" : "GOP/s"] = benchmark::Counter(
+      4.0 * per_product * kIterations * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+#endif
 
 void BM_ReadBandwidth(benchmark::State& state, int64_t bytes) {
   const auto deleter = [](char* p) { std::free(p); };
@@ -235,6 +318,34 @@ void BM_Linear(benchmark::State& state, Shape s, ComputeDtype dtype) {
       benchmark::Counter(bytes_per_weight * static_cast<double>(s.in * s.out) * 1e-9,
                          benchmark::Counter::kIsIterationInvariantRate);
   state.SetLabel(layers.front()->implementation());
+}
+
+// The AMX tile product alone (engine/ops/tile_product.h): the s32 or f32 sums of the same shapes
+// on cycled packed weights, without the Linear's passes around it (int8's quantization and
+// dequantization, bf16's conversion and bias).
+void BM_TileProduct(benchmark::State& state, Shape s, ComputeDtype dtype) {
+  namespace tiles = tinyenc::ops::tiles;
+  if (!tiles::available(dtype)) {
+    state.SkipWithError("no AMX tiles for this dtype here");
+    return;
+  }
+  omp_set_num_threads(1);
+  const int64_t bytes = dtype == ComputeDtype::kBF16 ? 2 : 1;
+  const std::vector<uint8_t> source(static_cast<size_t>(s.out * s.in * bytes), 1);
+  std::vector<std::vector<std::byte>> packed;
+  for (int64_t c = 0; c < copies_for(s.in * s.out * bytes); ++c) {
+    packed.push_back(tiles::pack(dtype, source.data(), s.out, s.in));
+  }
+  const std::vector<uint8_t> a(static_cast<size_t>((s.rows + tiles::kSlackRows) * s.in * bytes), 1);
+  std::vector<float> sums(static_cast<size_t>(s.rows * s.out));
+  size_t next = 0;
+  for (auto _ : state) {
+    tiles::product(dtype, a.data(), s.rows, s.in, packed[next].data(), s.out, sums.data());
+    next = (next + 1) % packed.size();
+    benchmark::DoNotOptimize(sums.data());
+  }
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(flops(s) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 enum class F32Primitive { kMatmul, kInnerProduct, kConvolution };
@@ -323,6 +434,14 @@ int main(int argc, char** argv) {
                                  BM_FmaPeak, isa)
         ->Unit(benchmark::kMillisecond);
   }
+  if (tinyenc::cpuid_features().amx_int8) {
+    benchmark::RegisterBenchmark("BM_AmxPeak/int8", BM_AmxPeak, false)
+        ->Unit(benchmark::kMillisecond);
+  }
+  if (tinyenc::cpuid_features().amx_bf16) {
+    benchmark::RegisterBenchmark("BM_AmxPeak/bf16", BM_AmxPeak, true)
+        ->Unit(benchmark::kMillisecond);
+  }
 #endif
   for (int64_t bytes : {int64_t{85} << 20, int64_t{340} << 20}) {
     benchmark::RegisterBenchmark(("BM_ReadBandwidth/" + std::to_string(bytes)).c_str(),
@@ -335,6 +454,14 @@ int main(int argc, char** argv) {
       const std::string name =
           "BM_Linear/" + std::string(tinyenc::compute_dtype_name(dtype)) + "/" + shape_name(shape);
       benchmark::RegisterBenchmark(name.c_str(), BM_Linear, shape, dtype)
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+    }
+    for (ComputeDtype dtype : {ComputeDtype::kInt8, ComputeDtype::kBF16}) {
+      if (!tinyenc::ops::tiles::fits(dtype, shape.in, shape.out)) continue;
+      const std::string name = "BM_TileProduct/" + std::string(tinyenc::compute_dtype_name(dtype)) +
+                               "/" + shape_name(shape);
+      benchmark::RegisterBenchmark(name.c_str(), BM_TileProduct, shape, dtype)
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime();
     }

@@ -36,6 +36,8 @@ std::string linear_choice_summary() {
       return "1x1 convolution where oneDNN has one (TINYENC_LINEAR=convolution)";
     case ops::LinearChoiceMode::kMatmul:
       return "matmul (TINYENC_LINEAR=matmul)";
+    case ops::LinearChoiceMode::kTiles:
+      return "tinyenc's AMX tile product where it applies (TINYENC_LINEAR=tiles)";
     case ops::LinearChoiceMode::kRule:
       return "the fixed rule per dtype (TINYENC_LINEAR=rule)";
     case ops::LinearChoiceMode::kMeasure:
@@ -43,7 +45,8 @@ std::string linear_choice_summary() {
   }
   const std::optional<std::filesystem::path> path = linear_choice_book_path();
   if (!path) return "the fixed rule per dtype (no HOME, XDG_CACHE_HOME or TINYENC_CACHE_DIR)";
-  return "convolution or matmul, measured once per shape, kept in " + path->string();
+  return "convolution, matmul or (AMX int8/bf16) tiles, measured once per shape, kept in " +
+         path->string();
 }
 
 void install_linear_choice_book() {

@@ -18,12 +18,21 @@ LinearChoiceBook& book() {
 }  // namespace
 
 std::string_view linear_primitive_name(LinearPrimitive primitive) {
-  return primitive == LinearPrimitive::kConvolution ? "convolution" : "matmul";
+  switch (primitive) {
+    case LinearPrimitive::kConvolution:
+      return "convolution";
+    case LinearPrimitive::kTiles:
+      return "tiles";
+    case LinearPrimitive::kMatmul:
+      break;
+  }
+  return "matmul";
 }
 
 std::optional<LinearPrimitive> parse_linear_primitive(std::string_view name) {
   if (name == "convolution") return LinearPrimitive::kConvolution;
   if (name == "matmul") return LinearPrimitive::kMatmul;
+  if (name == "tiles") return LinearPrimitive::kTiles;
   return std::nullopt;
 }
 
@@ -32,6 +41,7 @@ std::optional<LinearChoiceMode> parse_linear_choice_mode(std::string_view name) 
   if (name == "rule") return LinearChoiceMode::kRule;
   if (name == "convolution") return LinearChoiceMode::kConvolution;
   if (name == "matmul") return LinearChoiceMode::kMatmul;
+  if (name == "tiles") return LinearChoiceMode::kTiles;
   return std::nullopt;
 }
 
@@ -42,7 +52,8 @@ LinearChoiceMode linear_choice_mode() {
     const auto parsed = parse_linear_choice_mode(setting);
     if (!parsed) {
       throw std::runtime_error(
-          std::string("TINYENC_LINEAR: expected measure, rule, convolution or matmul, got '") +
+          std::string(
+              "TINYENC_LINEAR: expected measure, rule, convolution, matmul or tiles, got '") +
           setting + "'");
     }
     return *parsed;
@@ -56,14 +67,14 @@ int64_t measured_rows(int64_t rows) {
 }
 
 std::string linear_choice_key(ComputeDtype dtype, int64_t in, int64_t out, int64_t rows,
-                              int threads) {
+                              int threads, const std::string& trial) {
   const dnnl_version_t* version = dnnl_version();
   return "onednn " + std::to_string(version->major) + "." + std::to_string(version->minor) + "." +
          std::to_string(version->patch) + " isa " +
          std::to_string(static_cast<unsigned>(dnnl::get_effective_cpu_isa())) + " " +
          std::string(compute_dtype_name(dtype)) + " " + std::to_string(in) + "x" +
          std::to_string(out) + " rows " + std::to_string(measured_rows(rows)) + " threads " +
-         std::to_string(threads);
+         std::to_string(threads) + (trial.empty() ? "" : " " + trial);
 }
 
 void set_linear_choice_book(LinearChoiceBook installed) {

@@ -13,6 +13,7 @@
 #include "engine/ops/implementation.h"
 #include "engine/ops/linear_choice.h"
 #include "engine/ops/quantize.h"
+#include "engine/ops/tile_product.h"
 #include "engine/parallel_rows.h"
 
 namespace tinyenc::ops {
@@ -42,6 +43,18 @@ int residual_argument(Epilogue epilogue) {
   return DNNL_ARG_ATTR_MULTIPLE_POST_OP(epilogue != Epilogue::kNone ? 1 : 0) | DNNL_ARG_SRC_1;
 }
 
+// The activation, then the residual add, as oneDNN post-ops for a destination `dst`.
+dnnl::primitive_attr post_op_attributes(Epilogue epilogue, bool residual, const memory::desc& dst) {
+  dnnl::post_ops post_ops;
+  if (epilogue != Epilogue::kNone) {
+    post_ops.append_eltwise(1.0f, algorithm_of(epilogue), 0.0f, 0.0f);
+  }
+  if (residual) post_ops.append_binary(dnnl::algorithm::binary_add, dst);
+  dnnl::primitive_attr attributes;
+  attributes.set_post_ops(post_ops);
+  return attributes;
+}
+
 // Whether a row of activations has values far out of its bulk: its largest |x| more than
 // kOutlyingRatio times its root mean square. A row of normal values has a ratio of 3 to 4 (the
 // largest of 768 to 3072 draws); GELU outputs up to about 8. all-mpnet-base-v2's FFN-down
@@ -65,12 +78,31 @@ void for_rows(int64_t rows, int64_t floats_per_row, Body&& body) {
   parallel_rows(rows, rows * floats_per_row, kMinParallelFloats, body);
 }
 
+// After a bf16 tile product: y = epilogue(y + b) (+ residual), row by row (kNone or kGeluErf).
+void finish_rows(float* y, int64_t rows, int64_t out, const float* bias, Epilogue epilogue,
+                 const float* residual) {
+  for_rows(rows, out, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      float* row = y + r * out;
+      if (bias) {
+        for (int64_t o = 0; o < out; ++o) row[o] += bias[o];
+      }
+      if (epilogue == Epilogue::kGeluErf) gelu_erf(row, out);
+      if (residual) {
+        for (int64_t o = 0; o < out; ++o) row[o] += residual[r * out + o];
+      }
+    }
+  });
+}
+
 }  // namespace
 
 const std::string Matmul::kNoImplementation;
 
 Matmul::Matmul(Runtime& runtime)
-    : runtime_(&runtime), activation_levels_(activation_levels()), to_bf16_(runtime) {}
+    : runtime_(&runtime), activation_levels_(activation_levels()), to_bf16_(runtime) {
+  static_assert(kSlackRows >= tiles::kSlackRows, "the tile product reads past the rows");
+}
 
 void Matmul::operator()(const float* x, int64_t rows, WeightMatrix& weights, const float* bias,
                         float* y, Epilogue epilogue, const float* residual) {
@@ -88,10 +120,16 @@ void Matmul::operator()(const float* x, int64_t rows, WeightMatrix& weights, con
     to_bf16_(x, rows * weights.in_features(), bits);
     source = bits;
   }
+  implementation_ = &plan.implementation;
+  if (plan.tiles) {
+    tiles::product(key.dtype, source, rows, weights.in_features(), plan.tiles,
+                   weights.out_features(), y);
+    finish_rows(y, rows, weights.out_features(), bias, epilogue, residual);
+    return;
+  }
   plan.primitive.bind(DNNL_ARG_SRC, source).bind(DNNL_ARG_DST, y);
   if (residual) plan.primitive.bind(residual_argument(epilogue), residual);
   plan.primitive.execute(runtime_->stream);
-  implementation_ = &plan.implementation;
 }
 
 void Matmul::rowwise_int8(const float* x, int64_t rows, WeightMatrix& weights, const float* bias,
@@ -151,8 +189,12 @@ void Matmul::rowwise_int8(const float* x, int64_t rows, WeightMatrix& weights, c
     sums_.reserve(static_cast<size_t>(total * out));
     sums = reinterpret_cast<int32_t*>(sums_.data());
   }
-  plan.primitive.bind(DNNL_ARG_SRC, levels).bind(DNNL_ARG_DST, sums);
-  plan.primitive.execute(runtime_->stream);
+  if (plan.tiles) {
+    tiles::product(ComputeDtype::kInt8, levels, total, in, plan.tiles, out, sums);
+  } else {
+    plan.primitive.bind(DNNL_ARG_SRC, levels).bind(DNNL_ARG_DST, sums);
+    plan.primitive.execute(runtime_->stream);
+  }
   implementation_ = &plan.implementation;
 
   // y[r][o] = scale_w[o] s_r (S[r][o] - z_r rowsum[o]) (+ the same for its second quantization)
@@ -265,17 +307,37 @@ dnnl::matmul::primitive_desc matmul_for(const dnnl::engine& engine, const DtypeT
   return pd;
 }
 
-// Seconds of one run of `primitive` on zero-filled memory of its own descriptors' sizes.
+// Seconds of one run of `primitive` on zero-filled memory of its own descriptors' sizes, over
+// cycled weights.
+// In a forward pass each layer's weights come from the last-level cache or memory, not from L1
+// or L2 (a base layer's are 7 to 28 MB): a trial cycles over enough copies of its weights,
+// kTrialWeightBytes in all, that each call finds its copy gone from L2 (2 MB per core on the
+// CPUs seen). Timed on one hot copy, oneDNN's AMX kernels looked faster than the tiles; in the
+// forward pass they were 7-18 % slower.
+constexpr int64_t kTrialWeightBytes = int64_t{16} << 20;
+int64_t trial_copies(int64_t weight_bytes) {
+  return std::clamp<int64_t>(kTrialWeightBytes / std::max<int64_t>(weight_bytes, 1), 1, 64);
+}
+
 class Trial {
  public:
+  // bias: the candidate's bias descriptor when it has one; residual: the post-op argument its
+  // residual is bound to, or 0.
   template <class PrimitiveDesc>
-  Trial(const dnnl::engine& engine, const PrimitiveDesc& pd)
-      : primitive_(pd),
-        args_{{DNNL_ARG_SRC, zeros(engine, pd.src_desc())},
-              {DNNL_ARG_WEIGHTS, zeros(engine, pd.weights_desc())},
-              {DNNL_ARG_DST, zeros(engine, pd.dst_desc())}} {}
+  Trial(const dnnl::engine& engine, const PrimitiveDesc& pd, const memory::desc* bias, int residual)
+      : primitive_(pd), args_{{DNNL_ARG_SRC, zeros(engine, pd.src_desc())}} {
+    const int64_t copies = trial_copies(static_cast<int64_t>(pd.weights_desc().get_size()));
+    for (int64_t c = 0; c < copies; ++c) weights_.push_back(zeros(engine, pd.weights_desc()));
+    const int64_t outputs = trial_copies(static_cast<int64_t>(pd.dst_desc().get_size()));
+    for (int64_t c = 0; c < outputs; ++c) outputs_.push_back(zeros(engine, pd.dst_desc()));
+    if (bias) args_.emplace(DNNL_ARG_BIAS, zeros(engine, *bias));
+    if (residual) args_.emplace(residual, zeros(engine, pd.dst_desc()));
+  }
 
   double seconds(dnnl::stream& stream) {
+    args_[DNNL_ARG_WEIGHTS] = weights_[next_ % weights_.size()];
+    args_[DNNL_ARG_DST] = outputs_[next_ % outputs_.size()];
+    ++next_;
     const auto start = std::chrono::steady_clock::now();
     primitive_.execute(stream, args_);
     stream.wait();
@@ -290,46 +352,132 @@ class Trial {
   }
   dnnl::primitive primitive_;
   std::unordered_map<int, memory> args_;
+  std::vector<memory> weights_, outputs_;
+  size_t next_ = 0;
 };
 
-// Which candidate runs `rows` x in x out faster here: each run once untimed, then alternately
-// (so that a slow spell of the machine falls on both) until both have run kMinRounds times and
-// kMinSeconds have passed, or kMaxRounds; the faster best time wins. No bias or post-ops: they
-// cost both the same.
-LinearPrimitive faster_primitive(const dnnl::engine& engine, dnnl::stream& stream,
-                                 const DtypeTraits& traits, int64_t rows, int64_t in, int64_t out) {
+// What follows the product in the layer: bias, activation, residual. oneDNN fuses them into its
+// kernels as post-ops, the tiles apply them after (finish_rows); their costs differ (on AMX,
+// oneDNN's bf16 kernels with the GELU or the residual fused took longer than the tiles with
+// them applied after), so a bf16 trial times them too. int8's are ours for every candidate.
+struct Ending {
+  bool bias = false;
+  Epilogue epilogue = Epilogue::kNone;
+  bool residual = false;
+};
+
+// Seconds of one tile product and its ending on zero-filled operands of the shape's sizes,
+// over cycled weights.
+class TileTrial {
+ public:
+  TileTrial(ComputeDtype dtype, int64_t rows, int64_t in, int64_t out, const Ending& ending)
+      : dtype_(dtype), rows_(rows), in_(in), out_(out), ending_(ending) {
+    const int64_t element = dtype == ComputeDtype::kBF16 ? 2 : 1;
+    a_.assign(static_cast<size_t>((rows + tiles::kSlackRows) * in * element), std::byte{0});
+    const std::vector<std::byte> zeros(static_cast<size_t>(out * in * element), std::byte{0});
+    for (int64_t c = 0; c < trial_copies(out * in * element); ++c) {
+      packed_.push_back(tiles::pack(dtype, zeros.data(), out, in));
+    }
+    sums_.resize(static_cast<size_t>(trial_copies(rows * out * 4)));
+    for (std::vector<float>& sums : sums_) sums.assign(static_cast<size_t>(rows * out), 0.0f);
+    bias_.assign(static_cast<size_t>(out), 0.0f);
+    residual_.assign(static_cast<size_t>(rows * out), 0.0f);
+  }
+  double seconds() {
+    const std::byte* packed = packed_[next_ % packed_.size()].data();
+    float* sums = sums_[next_ % sums_.size()].data();
+    ++next_;
+    const auto start = std::chrono::steady_clock::now();
+    tiles::product(dtype_, a_.data(), rows_, in_, packed, out_, sums);
+    if (dtype_ != ComputeDtype::kInt8) {
+      finish_rows(sums, rows_, out_, ending_.bias ? bias_.data() : nullptr, ending_.epilogue,
+                  ending_.residual ? residual_.data() : nullptr);
+    }
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+
+ private:
+  ComputeDtype dtype_;
+  int64_t rows_, in_, out_;
+  std::vector<std::byte> a_;
+  Ending ending_;
+  std::vector<std::vector<std::byte>> packed_;
+  size_t next_ = 0;
+  std::vector<std::vector<float>> sums_;
+  std::vector<float> bias_, residual_;
+};
+
+// Which candidate runs `rows` x in x out and `ending` fastest here: each run once untimed, then
+// in turn (so that a slow spell of the machine falls on all) until each has run kMinRounds
+// times and kMinSeconds have passed, or kMaxRounds; the fastest best time wins. The tiles take
+// part when `with_tiles`.
+LinearPrimitive fastest_primitive(const dnnl::engine& engine, dnnl::stream& stream,
+                                  ComputeDtype dtype, int64_t rows, int64_t in, int64_t out,
+                                  const Ending& ending, bool with_tiles) {
   constexpr int kMinRounds = 3, kMaxRounds = 20;
   constexpr double kMinSeconds = 0.02;
-  const Attributes plain = [](const memory::desc&) { return dnnl::primitive_attr(); };
-  Candidate unused;
-  const auto convolution_pd = convolution_for(engine, traits, rows, in, out, false, plain, unused);
-  if (!convolution_pd) return LinearPrimitive::kMatmul;
-  Trial convolution(engine, *convolution_pd);
-  Trial matmul(engine, matmul_for(engine, traits, rows, in, out, false, plain, unused));
-  convolution.seconds(stream);
-  matmul.seconds(stream);
-  double best_convolution = 1e30, best_matmul = 1e30, total = 0.0;
-  for (int round = 0; round < kMaxRounds && (round < kMinRounds || total < kMinSeconds); ++round) {
-    const double c = convolution.seconds(stream), m = matmul.seconds(stream);
-    best_convolution = std::min(best_convolution, c);
-    best_matmul = std::min(best_matmul, m);
-    total += c + m;
+  const DtypeTraits& traits = dtype_traits(dtype);
+  const Attributes attributes = [&](const memory::desc& dst) {
+    return post_op_attributes(ending.epilogue, ending.residual, dst);
+  };
+  const int residual = ending.residual ? residual_argument(ending.epilogue) : 0;
+  Candidate made;
+  std::vector<std::pair<LinearPrimitive, std::function<double()>>> candidates;
+  std::optional<Trial> convolution, matmul;
+  std::optional<TileTrial> tile;
+  if (const auto pd =
+          convolution_for(engine, traits, rows, in, out, ending.bias, attributes, made)) {
+    convolution.emplace(engine, *pd, ending.bias ? &made.bias : nullptr, residual);
+    candidates.emplace_back(LinearPrimitive::kConvolution,
+                            [&] { return convolution->seconds(stream); });
   }
-  return best_convolution < best_matmul ? LinearPrimitive::kConvolution : LinearPrimitive::kMatmul;
+  const auto matmul_pd = matmul_for(engine, traits, rows, in, out, ending.bias, attributes, made);
+  matmul.emplace(engine, matmul_pd, ending.bias ? &made.bias : nullptr, residual);
+  candidates.emplace_back(LinearPrimitive::kMatmul, [&] { return matmul->seconds(stream); });
+  if (with_tiles) {
+    tile.emplace(dtype, rows, in, out, ending);
+    candidates.emplace_back(LinearPrimitive::kTiles, [&] { return tile->seconds(); });
+  }
+  if (candidates.size() == 1) return candidates.front().first;
+  std::vector<double> best(candidates.size(), 1e30);
+  for (auto& candidate : candidates) candidate.second();
+  double total = 0.0;
+  for (int round = 0; round < kMaxRounds && (round < kMinRounds || total < kMinSeconds); ++round) {
+    for (size_t c = 0; c < candidates.size(); ++c) {
+      const double seconds = candidates[c].second();
+      best[c] = std::min(best[c], seconds);
+      total += seconds;
+    }
+  }
+  const size_t fastest =
+      static_cast<size_t>(std::min_element(best.begin(), best.end()) - best.begin());
+  return candidates[fastest].first;
 }
 
 }  // namespace
+
+bool Matmul::tiles_apply(const Key& key, const WeightMatrix& weights) {
+  if (!tiles::available(key.dtype) ||
+      !tiles::fits(key.dtype, weights.in_features(), weights.out_features())) {
+    return false;
+  }
+  return key.dtype == ComputeDtype::kInt8 || key.epilogue == Epilogue::kNone ||
+         key.epilogue == Epilogue::kGeluErf;
+}
 
 LinearPrimitive Matmul::preferred_primitive(const Key& key, const WeightMatrix& weights) {
   const DtypeTraits& traits = dtype_traits(key.dtype);
   const LinearPrimitive rule = key.rows <= traits.max_convolution_rows
                                    ? LinearPrimitive::kConvolution
                                    : LinearPrimitive::kMatmul;
+  const bool with_tiles = tiles_apply(key, weights);
   switch (linear_choice_mode()) {
     case LinearChoiceMode::kConvolution:
       return LinearPrimitive::kConvolution;
     case LinearChoiceMode::kMatmul:
       return LinearPrimitive::kMatmul;
+    case LinearChoiceMode::kTiles:
+      return with_tiles ? LinearPrimitive::kTiles : rule;
     case LinearChoiceMode::kRule:
       return rule;
     case LinearChoiceMode::kMeasure:
@@ -337,12 +485,24 @@ LinearPrimitive Matmul::preferred_primitive(const Key& key, const WeightMatrix& 
   }
   const int64_t in = weights.in_features(), out = weights.out_features();
   const int64_t rows = measured_rows(key.rows);
-  return recorded_linear_choice(linear_choice_key(key.dtype, in, out, rows, key.threads),
-                                [&] {
-                                  return faster_primitive(runtime_->engine, runtime_->stream,
-                                                          traits, rows, in, out);
-                                })
-      .value_or(rule);
+  // With the tiles among them, the candidates are timed with the layer's ending (see Ending).
+  Ending ending;
+  std::string trial;
+  if (with_tiles) {
+    ending = Ending{key.bias != nullptr, key.epilogue, key.residual};
+    trial = "with tiles";
+    if (ending.bias) trial += ", bias";
+    if (ending.epilogue == Epilogue::kGeluErf) trial += ", gelu_erf";
+    if (ending.residual) trial += ", residual";
+  }
+  const std::optional<LinearPrimitive> recorded =
+      recorded_linear_choice(linear_choice_key(key.dtype, in, out, rows, key.threads, trial), [&] {
+        return fastest_primitive(runtime_->engine, runtime_->stream, key.dtype, rows, in, out,
+                                 ending, with_tiles);
+      });
+  // A book written where the tiles ran may name them for a shape or epilogue they cannot take.
+  if (recorded == LinearPrimitive::kTiles && !with_tiles) return rule;
+  return recorded.value_or(rule);
 }
 
 Matmul::Plan Matmul::plan(const Key& key, WeightMatrix& weights) {
@@ -352,22 +512,21 @@ Matmul::Plan Matmul::plan(const Key& key, WeightMatrix& weights) {
   void* bias = const_cast<float*>(key.bias);  // oneDNN only reads it
   // The post-ops (int8 has none: rowwise_int8 does the rest), for a destination `dst`.
   const Attributes attributes = [&](const memory::desc& dst) {
-    dnnl::post_ops post_ops;
-    if (key.epilogue != Epilogue::kNone) {
-      post_ops.append_eltwise(1.0f, algorithm_of(key.epilogue), 0.0f, 0.0f);
-    }
-    if (key.residual) post_ops.append_binary(dnnl::algorithm::binary_add, dst);
-    dnnl::primitive_attr attributes;
-    attributes.set_post_ops(post_ops);
-    return attributes;
+    return post_op_attributes(key.epilogue, key.residual, dst);
   };
 
   Plan plan;
+  const LinearPrimitive preferred = preferred_primitive(key, weights);
+  if (preferred == LinearPrimitive::kTiles) {
+    plan.tiles = weights.tiles();
+    plan.implementation = key.dtype == ComputeDtype::kInt8 ? "tiles:amx_int8" : "tiles:amx_bf16";
+    return plan;
+  }
   dnnl::primitive primitive;
   memory weight_memory;
   Candidate candidate;
   bool chosen = false;
-  if (preferred_primitive(key, weights) == LinearPrimitive::kConvolution) {
+  if (preferred == LinearPrimitive::kConvolution) {
     if (auto pd = convolution_for(engine, traits, rows, in, out, bias != nullptr, attributes,
                                   candidate)) {
       chosen = true;

@@ -64,14 +64,19 @@ class Matmul {
     int threads;
     auto operator<=>(const ActivationKey&) const = default;
   };
-  // A primitive with what one call needs besides it, allocated once per key.
+  // A primitive with what one call needs besides it, allocated once per key; or the weights in
+  // the tile product's order, when that computes the key.
   struct Plan {
     BoundPrimitive primitive;
+    const std::byte* tiles = nullptr;
     std::string implementation;
   };
   Plan plan(const Key& key, WeightMatrix& weights);
-  // A 1x1 convolution or a matmul for this key (engine/ops/linear_choice.h).
+  // A 1x1 convolution, a matmul or the tiles for this key (engine/ops/linear_choice.h).
   LinearPrimitive preferred_primitive(const Key& key, const WeightMatrix& weights);
+  // Whether the tile product can compute this key: AMX for its dtype, a shape that fits, and
+  // (bf16) an epilogue of those applied after it, row by row (finish_rows in matmul.cc).
+  static bool tiles_apply(const Key& key, const WeightMatrix& weights);
   // int8, per row. Some rows are quantized twice, the second time what the first left (x ~= s
   // (q - z) + s' (q' - z')), both quantizations rows of the one matmul: every row of an input of
   // at most kTwoPassRows rows (1 to 3 tokens), and elsewhere a row with values far out of its
@@ -88,8 +93,8 @@ class Matmul {
   std::vector<int64_t> twice_;                             // the rows quantized twice
   std::vector<int64_t> second_of_;  // per row: k for its second quantization at rows + k, or -1
   // source_, with room for `rows` + kSlackRows rows of `in` elements of `element_size` bytes.
-  // oneDNN's AMX kernels load whole tiles of 16 rows; the slack keeps a kernel that loads a
-  // partial block's tile in full inside memory of ours.
+  // oneDNN's AMX kernels and our tile product load whole tiles of 16 rows; the slack keeps a
+  // kernel that loads a partial block's tile in full inside memory of ours.
   static constexpr int64_t kSlackRows = 16;
   void* activation_buffer(int64_t rows, int64_t in, size_t element_size);
 

@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/ops/tile_product.h"
+
 namespace tinyenc {
 
 using dnnl::memory;
@@ -121,6 +123,11 @@ const memory& WeightMatrix::packed(const memory::desc& desc) {
   runtime_->stream.wait();
   packed_.emplace_back(desc, std::move(packed));
   return packed_.back().second;
+}
+
+const std::byte* WeightMatrix::tiles() {
+  if (tiles_.empty()) tiles_ = ops::tiles::pack(dtype_, data_, out_, in_);
+  return tiles_.data();
 }
 
 }  // namespace tinyenc

@@ -64,6 +64,10 @@ class WeightMatrix {
   // layout and kept.
   const dnnl::memory& packed(const dnnl::memory::desc& desc);
 
+  // int8 or bf16: the matrix in the AMX tile product's order (ops::tiles::pack), made on the
+  // first request and kept.
+  const std::byte* tiles();
+
  private:
   Runtime* runtime_;
   ComputeDtype dtype_ = ComputeDtype::kF32;
@@ -77,6 +81,7 @@ class WeightMatrix {
   std::vector<float> own_scales_;
   std::vector<int32_t> row_sums_;
   std::list<std::pair<dnnl::memory::desc, dnnl::memory>> packed_;  // list: stable addresses
+  std::vector<std::byte> tiles_;
 };
 
 }  // namespace tinyenc

@@ -37,7 +37,8 @@ struct RuntimeInfo {
   // The logical CPUs this process may run on (its affinity mask, hyper-threads counted): the
   // threads Options::threads 0 gives.
   int cpus = 0;
-  // How a Linear layer's oneDNN primitive (1x1 convolution or matmul) is chosen for a shape:
+  // How a Linear layer's kernel (oneDNN's 1x1 convolution or matmul, or on AMX tinyenc's tile
+  // product) is chosen for a shape:
   // "measured once, kept in <file>", "the fixed rule ...", or forced by TINYENC_LINEAR
   // (docs/dtypes.md, "Which primitive runs a Linear layer").
   std::string linear_choice;
