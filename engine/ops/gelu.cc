@@ -31,6 +31,7 @@ void gelu_erf(float* values, int64_t count) {
 
 void gelu_erf(float* values, int64_t count) {
 #if defined(__x86_64__)
+  if (active_isa() == Isa::kAvx512) return avx512::gelu_erf(values, count);
   if (active_isa_runs_avx2()) return avx2::gelu_erf(values, count);
 #endif
   scalar::gelu_erf(values, count);

@@ -10,7 +10,7 @@
 // NaN). exp is exp.h's.
 //
 // The scalar function is the specification, step by step: every multiply-add is a fused one
-// (std::fma), the division an IEEE one. The AVX2 version agrees with it bit for bit.
+// (std::fma), the division an IEEE one. The AVX2 and AVX-512 versions agree with it bit for bit.
 #pragma once
 
 #include <cstdint>
@@ -28,5 +28,9 @@ void gelu_erf(float* values, int64_t count);
 namespace avx2 {
 void gelu_erf(float* values, int64_t count);
 }  // namespace avx2
+
+namespace avx512 {
+void gelu_erf(float* values, int64_t count);
+}  // namespace avx512
 
 }  // namespace tinyenc

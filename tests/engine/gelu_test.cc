@@ -64,8 +64,8 @@ TEST(GeluErf, WorkedValuesAndEdges) {
   EXPECT_EQ(scalar::gelu_erf(3e38f), 3e38f);
 }
 
-TEST(GeluErf, Avx2MatchesScalarExactly) {
-  if (!isa_supported(Isa::kAvx2)) GTEST_SKIP() << "AVX2 not supported on this CPU";
+// The SIMD version `simd` against the scalar specification, bit for bit.
+void expect_scalar_bits(void (*simd)(float*, int64_t)) {
   std::vector<float> values = sample_values();
   const float specials[] = {0.0f,
                             -0.0f,
@@ -80,10 +80,11 @@ TEST(GeluErf, Avx2MatchesScalarExactly) {
                             std::numeric_limits<float>::lowest(),
                             std::nanf("")};
   values.insert(values.end(), std::begin(specials), std::end(specials));
-  for (const int64_t offset : {0, 1, 5}) {  // the 16-, 8- and one-value paths
+  // The two-vector, one-vector and remainder paths of each width.
+  for (const int64_t offset : {0, 1, 5, 13, 20}) {
     std::vector<float> expected(values.begin() + offset, values.end()), actual = expected;
     scalar::gelu_erf(expected.data(), static_cast<int64_t>(expected.size()));
-    avx2::gelu_erf(actual.data(), static_cast<int64_t>(actual.size()));
+    simd(actual.data(), static_cast<int64_t>(actual.size()));
     for (size_t i = 0; i < expected.size(); ++i) {
       if (std::isnan(expected[i])) {
         ASSERT_TRUE(std::isnan(actual[i])) << i;
@@ -93,6 +94,16 @@ TEST(GeluErf, Avx2MatchesScalarExactly) {
       }
     }
   }
+}
+
+TEST(GeluErf, Avx2MatchesScalarExactly) {
+  if (!isa_supported(Isa::kAvx2)) GTEST_SKIP() << "AVX2 not supported on this CPU";
+  expect_scalar_bits(avx2::gelu_erf);
+}
+
+TEST(GeluErf, Avx512MatchesScalarExactly) {
+  if (!isa_supported(Isa::kAvx512)) GTEST_SKIP() << "AVX-512 not supported on this CPU";
+  expect_scalar_bits(avx512::gelu_erf);
 }
 
 }  // namespace
