@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "engine/bf16.h"
@@ -27,16 +28,17 @@ const Shape kShapes[] = {{1, 64, 32},     {3, 128, 64},     {16, 64, 96},  {17, 
                          {31, 64, 64},    {32, 192, 32},    {33, 128, 64}, {47, 384, 128},
                          {100, 768, 256}, {128, 768, 2304}, {8, 3072, 768}};
 
-void skip_without_tiles(ComputeDtype dtype) {
-  if (!ops::tiles::available(dtype)) {
-    GTEST_SKIP() << "no AMX " << compute_dtype_name(dtype)
-                 << " tiles in this process (CPU, ONEDNN_MAX_CPU_ISA or the kernel's grant): "
-                    "the tile product is not run";
-  }
+// Why the tile product cannot run in this process for `dtype`, or empty. (GTEST_SKIP must be
+// called in the test body itself: in a helper it only returns from the helper.)
+std::string why_no_tiles(ComputeDtype dtype) {
+  if (ops::tiles::available(dtype)) return "";
+  return "no AMX " + std::string(compute_dtype_name(dtype)) +
+         " tiles in this process (CPU, ONEDNN_MAX_CPU_ISA or the kernel's grant): the tile "
+         "product is not run";
 }
 
 TEST(TileProduct, Int8SumsAreExact) {
-  skip_without_tiles(ComputeDtype::kInt8);
+  if (const std::string why = why_no_tiles(ComputeDtype::kInt8); !why.empty()) GTEST_SKIP() << why;
   std::mt19937 random(7);
   std::uniform_int_distribution<int> u8(0, 255), s8(-128, 127), extreme(0, 9);
   for (const Shape& s : kShapes) {
@@ -68,7 +70,7 @@ TEST(TileProduct, Int8SumsAreExact) {
 }
 
 TEST(TileProduct, Bf16SumsWithinFloatRounding) {
-  skip_without_tiles(ComputeDtype::kBF16);
+  if (const std::string why = why_no_tiles(ComputeDtype::kBF16); !why.empty()) GTEST_SKIP() << why;
   std::mt19937 random(11);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   for (const Shape& s : kShapes) {
