@@ -15,6 +15,12 @@
 //                             corpus batch. Its weights are cycled over enough copies (96 MB at
 //                             least) that they come from memory, as in a real forward pass.
 //                             Counters: GFLOP/s and weight_GB/s; label: oneDNN's implementation.
+//   BM_Bf16DotPeak            AVX512_BF16 dot products on registers only (vdpbf16ps, 10
+//                             accumulators), where the CPU has them: the bf16 ceiling without
+//                             AMX, in GFLOP/s.
+//   BM_VnniPeak               AVX-512 VNNI u8 x s8 dot products on registers only (vpdpbusd, 10
+//                             accumulators), where the CPU has them: the int8 ceiling without
+//                             AMX, in GOP/s.
 //   BM_TileProduct/<int8|bf16>/<rows>/<in>/<out>
 //                             tinyenc's own AMX tile product alone, on the same cycled weights.
 //   BM_OneDnnF32/<primitive>/<rows>/<in>/<out>
@@ -85,8 +91,11 @@ std::vector<float> normal_values(int64_t count, uint32_t seed) {
 
 #if defined(__x86_64__)
 __attribute__((target("avx2,fma"), noinline)) double fma_avx2(int64_t iterations) {
-  __m256 a0 = _mm256_set1_ps(0.1f), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0,
-         a8 = a0, a9 = a0;
+  // Distinct starting values: from equal ones the compiler computes the ten chains as one.
+  __m256 a0 = _mm256_set1_ps(0.10f), a1 = _mm256_set1_ps(0.11f), a2 = _mm256_set1_ps(0.12f),
+         a3 = _mm256_set1_ps(0.13f), a4 = _mm256_set1_ps(0.14f), a5 = _mm256_set1_ps(0.15f),
+         a6 = _mm256_set1_ps(0.16f), a7 = _mm256_set1_ps(0.17f), a8 = _mm256_set1_ps(0.18f),
+         a9 = _mm256_set1_ps(0.19f);
   const __m256 b = _mm256_set1_ps(0.9999f), c = _mm256_set1_ps(1e-4f);
   for (int64_t i = 0; i < iterations; ++i) {
     a0 = _mm256_fmadd_ps(a0, b, c);
@@ -108,8 +117,11 @@ __attribute__((target("avx2,fma"), noinline)) double fma_avx2(int64_t iterations
 }
 
 __attribute__((target("avx512f"), noinline)) double fma_avx512(int64_t iterations) {
-  __m512 a0 = _mm512_set1_ps(0.1f), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0,
-         a8 = a0, a9 = a0;
+  // Distinct starting values: from equal ones the compiler computes the ten chains as one.
+  __m512 a0 = _mm512_set1_ps(0.10f), a1 = _mm512_set1_ps(0.11f), a2 = _mm512_set1_ps(0.12f),
+         a3 = _mm512_set1_ps(0.13f), a4 = _mm512_set1_ps(0.14f), a5 = _mm512_set1_ps(0.15f),
+         a6 = _mm512_set1_ps(0.16f), a7 = _mm512_set1_ps(0.17f), a8 = _mm512_set1_ps(0.18f),
+         a9 = _mm512_set1_ps(0.19f);
   const __m512 b = _mm512_set1_ps(0.9999f), c = _mm512_set1_ps(1e-4f);
   for (int64_t i = 0; i < iterations; ++i) {
     a0 = _mm512_fmadd_ps(a0, b, c);
@@ -130,6 +142,33 @@ __attribute__((target("avx512f"), noinline)) double fma_avx512(int64_t iteration
   alignas(64) float lanes[16];
   _mm512_store_ps(lanes, sum);
   return static_cast<double>(lanes[0]);
+}
+
+__attribute__((target("avx512f,avx512bf16"), noinline)) double bf16_dot_avx512(int64_t iterations) {
+  __m512 a[10];
+  for (int i = 0; i < 10; ++i) a[i] = _mm512_set1_ps(0.1f + 0.01f * static_cast<float>(i));
+  const __m512bh b = reinterpret_cast<__m512bh>(_mm512_set1_epi32(0x3c003c00));  // 2^-7 twice
+  for (int64_t i = 0; i < iterations; ++i) {
+    for (__m512& accumulator : a) accumulator = _mm512_dpbf16_ps(accumulator, b, b);
+  }
+  __m512 sum = a[0];
+  for (int i = 1; i < 10; ++i) sum = _mm512_add_ps(sum, a[i]);
+  return static_cast<double>(_mm512_cvtss_f32(sum));
+}
+
+__attribute__((target("avx512f,avx512vnni"), noinline)) int64_t vnni_dot_avx512(
+    int64_t iterations) {
+  __m512i a[10];
+  for (int i = 0; i < 10; ++i) a[i] = _mm512_set1_epi32(i);
+  const __m512i u8 = _mm512_set1_epi8(1), s8 = _mm512_set1_epi8(-1);
+  for (int64_t i = 0; i < iterations; ++i) {
+    for (__m512i& accumulator : a) accumulator = _mm512_dpbusd_epi32(accumulator, u8, s8);
+  }
+  __m512i sum = a[0];
+  for (int i = 1; i < 10; ++i) sum = _mm512_add_epi32(sum, a[i]);
+  alignas(64) int32_t lanes[16];
+  _mm512_store_si512(lanes, sum);
+  return lanes[0];
 }
 
 // Linux hands out AMX's tile state only to a process that asks for it (arch_prctl
@@ -238,6 +277,34 @@ void BM_FmaPeak(benchmark::State& state, tinyenc::Isa isa) {
 }
 
 #if defined(__x86_64__)
+void BM_Bf16DotPeak(benchmark::State& state) {
+  constexpr int64_t kIterations = 10'000'000;
+  double sink = 0.0;
+  for (auto _ : state) {
+    int64_t iterations = kIterations;
+    benchmark::DoNotOptimize(iterations);
+    sink += bf16_dot_avx512(iterations);
+    benchmark::DoNotOptimize(sink);
+  }
+  // 10 accumulators x 16 lanes x 2 pairs x 2 FLOPs.
+  state.counters["GFLOP/s"] = benchmark::Counter(10.0 * 16 * 4 * kIterations * 1e-9,
+                                                 benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void BM_VnniPeak(benchmark::State& state) {
+  constexpr int64_t kIterations = 10'000'000;
+  int64_t sink = 0;
+  for (auto _ : state) {
+    int64_t iterations = kIterations;
+    benchmark::DoNotOptimize(iterations);
+    sink += vnni_dot_avx512(iterations);
+    benchmark::DoNotOptimize(sink);
+  }
+  // 10 accumulators x 16 lanes x 4 products x 2 operations.
+  state.counters["GOP/s"] = benchmark::Counter(10.0 * 16 * 8 * kIterations * 1e-9,
+                                               benchmark::Counter::kIsIterationInvariantRate);
+}
+
 void BM_AmxPeak(benchmark::State& state, bool bf16) {
   if (!amx_permitted()) {
     state.SkipWithError("the kernel did not grant AMX's tile state");
@@ -433,6 +500,12 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(("BM_FmaPeak/" + std::string(tinyenc::isa_name(isa))).c_str(),
                                  BM_FmaPeak, isa)
         ->Unit(benchmark::kMillisecond);
+  }
+  if (tinyenc::cpuid_features().avx512_bf16) {
+    benchmark::RegisterBenchmark("BM_Bf16DotPeak", BM_Bf16DotPeak)->Unit(benchmark::kMillisecond);
+  }
+  if (tinyenc::cpuid_features().avx512_vnni) {
+    benchmark::RegisterBenchmark("BM_VnniPeak", BM_VnniPeak)->Unit(benchmark::kMillisecond);
   }
   if (tinyenc::cpuid_features().amx_int8) {
     benchmark::RegisterBenchmark("BM_AmxPeak/int8", BM_AmxPeak, false)
