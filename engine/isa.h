@@ -56,8 +56,8 @@ Isa isa_for_setting(const char* setting);
 Isa active_isa();
 
 // Whether the active ISA runs AVX2 code (avx2, or avx512 above it): what the engine's row kernels
-// that have only an AVX2 version beside their scalar specification ask (ops/quantize, gelu,
-// softmax_rows). Read once per process.
+// ask after active_isa() == kAvx512 for their AVX-512 version (ops/quantize, gelu, softmax_rows;
+// the int8 dequantization has only the AVX2 one). Read once per process.
 bool active_isa_runs_avx2();
 
 }  // namespace tinyenc

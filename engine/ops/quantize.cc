@@ -96,6 +96,7 @@ RowStatistics row_statistics(const float* values, int64_t count) {
 
 ValueRange activation_range(const float* values, int64_t count) {
 #if defined(__x86_64__)
+  if (active_isa() == Isa::kAvx512) return avx512::activation_range(values, count);
   if (active_isa_runs_avx2()) return avx2::activation_range(values, count);
 #endif
   return scalar::activation_range(values, count);
@@ -104,6 +105,8 @@ ValueRange activation_range(const float* values, int64_t count) {
 void quantize_activations(const float* values, int64_t count, ActivationQuantization quantization,
                           int32_t levels, uint8_t* quantized) {
 #if defined(__x86_64__)
+  if (active_isa() == Isa::kAvx512)
+    return avx512::quantize_activations(values, count, quantization, levels, quantized);
   if (active_isa_runs_avx2())
     return avx2::quantize_activations(values, count, quantization, levels, quantized);
 #endif
@@ -124,6 +127,7 @@ void dequantize_row(const int32_t* sums, ActivationQuantization quantization,
 
 RowStatistics row_statistics(const float* values, int64_t count) {
 #if defined(__x86_64__)
+  if (active_isa() == Isa::kAvx512) return avx512::row_statistics(values, count);
   if (active_isa_runs_avx2()) return avx2::row_statistics(values, count);
 #endif
   return scalar::row_statistics(values, count);

@@ -2,8 +2,9 @@
 // symmetric per-output-channel int8 form of a weight matrix, and the dynamic (per-call)
 // quantization of activations to u8 with a zero point.
 //
-// The scalar functions are the specification; the row passes run an
-// AVX2 version where tinyenc::active_isa() allows it, which must agree with them bit for bit.
+// The scalar functions are the specification; the row passes run an AVX-512 or AVX2 version
+// where tinyenc::active_isa() allows it (the dequantization AVX2's only), which must agree with
+// them bit for bit.
 #pragma once
 
 #include <cstdint>
@@ -83,5 +84,12 @@ void dequantize_row(const int32_t* sums, ActivationQuantization quantization,
                     bool add, const float* residual, int64_t out, float* y);
 RowStatistics row_statistics(const float* values, int64_t count);
 }  // namespace avx2
+
+namespace avx512 {  // no dequantize_row: AVX2's was faster (quantize_avx512.cc)
+ValueRange activation_range(const float* values, int64_t count);
+void quantize_activations(const float* values, int64_t count, ActivationQuantization quantization,
+                          int32_t levels, uint8_t* quantized);
+RowStatistics row_statistics(const float* values, int64_t count);
+}  // namespace avx512
 
 }  // namespace tinyenc

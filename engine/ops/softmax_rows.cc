@@ -47,7 +47,9 @@ constexpr int64_t kMinParallelScores = 1 << 14;
 
 void softmax_rows(const float* scores, int64_t rows, int64_t cols, float* probabilities) {
 #if defined(__x86_64__)
-  const auto row = active_isa_runs_avx2() ? avx2::softmax_row : scalar::softmax_row;
+  const auto row = active_isa() == Isa::kAvx512 ? avx512::softmax_row
+                   : active_isa_runs_avx2()     ? avx2::softmax_row
+                                                : scalar::softmax_row;
 #else
   const auto row = scalar::softmax_row;
 #endif

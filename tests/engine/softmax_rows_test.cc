@@ -77,9 +77,10 @@ TEST(SoftmaxRows, NaNAndAllMaskedRowsGiveNaN) {
   for (float v : p) EXPECT_TRUE(std::isnan(v));
 }
 
-TEST(SoftmaxRows, Avx2MatchesScalarExactly) {
-  if (!isa_supported(Isa::kAvx2)) GTEST_SKIP() << "AVX2 not supported on this CPU";
-  for (const int64_t cols : {1, 5, 8, 9, 16, 19, 31, 128, 129}) {
+// Each vector version against the scalar specification, bit for bit: every width's whole
+// vectors, group of eight and tail.
+void expect_scalar_bits(void (*simd)(const float*, int64_t, float*)) {
+  for (const int64_t cols : {1, 5, 8, 9, 15, 16, 17, 19, 24, 31, 32, 39, 40, 128, 129, 136}) {
     std::vector<float> scores = normal_values(cols, 5.0f, static_cast<uint32_t>(cols) + 40);
     if (cols > 4) {
       scores[2] = -10000.0f;  // masked: 0
@@ -88,11 +89,34 @@ TEST(SoftmaxRows, Avx2MatchesScalarExactly) {
     }
     std::vector<float> expected(scores.size()), actual(scores.size());
     scalar::softmax_row(scores.data(), cols, expected.data());
-    avx2::softmax_row(scores.data(), cols, actual.data());
+    simd(scores.data(), cols, actual.data());
     for (int64_t j = 0; j < cols; ++j) {
       ASSERT_EQ(bits_of(expected[j]), bits_of(actual[j])) << cols << ": " << j;
     }
+    // In place, the same.
+    simd(scores.data(), cols, scores.data());
+    for (int64_t j = 0; j < cols; ++j) ASSERT_EQ(bits_of(expected[j]), bits_of(scores[j])) << j;
   }
+  // A NaN score, and a row of -infinity: NaN throughout.
+  for (const int64_t cols : {3, 20}) {
+    std::vector<float> scores(static_cast<size_t>(cols), -kInfinity), actual(scores.size());
+    simd(scores.data(), cols, actual.data());
+    for (float p : actual) ASSERT_TRUE(std::isnan(p)) << cols;
+    scores.assign(scores.size(), 1.0f);
+    scores[1] = std::nanf("");
+    simd(scores.data(), cols, actual.data());
+    for (float p : actual) ASSERT_TRUE(std::isnan(p)) << cols;
+  }
+}
+
+TEST(SoftmaxRows, Avx2MatchesScalarExactly) {
+  if (!isa_supported(Isa::kAvx2)) GTEST_SKIP() << "AVX2 not supported on this CPU";
+  expect_scalar_bits(avx2::softmax_row);
+}
+
+TEST(SoftmaxRows, Avx512MatchesScalarExactly) {
+  if (!isa_supported(Isa::kAvx512)) GTEST_SKIP() << "AVX-512 not supported on this CPU";
+  expect_scalar_bits(avx512::softmax_row);
 }
 
 }  // namespace
