@@ -9,6 +9,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <random>
@@ -141,6 +142,53 @@ TEST(ActivationQuantization, RoundTripsWithinHalfAStep) {
   }
 }
 
+// One int8 Linear output row to dequantize: random s32 sums and row sums, weight scales, a bias,
+// a residual, and the row's values before the call (which it reads where it adds).
+struct Dequantization {
+  int64_t out;
+  std::vector<int32_t> sums, row_sums;
+  std::vector<float> weight_scales, bias, residual, before;
+  ActivationQuantization q{0.037f, 113};
+};
+
+// check(row, bias or null, add, residual or null) for rows of each of `outs` outputs, in every
+// form of the call.
+template <class Check>
+void for_each_dequantization(std::initializer_list<int64_t> outs, Check check) {
+  std::mt19937 random(11);
+  std::uniform_int_distribution<int32_t> sum_of(-200000, 200000), row_sum_of(-3000, 3000);
+  for (int64_t out : outs) {
+    Dequantization row{out,
+                       std::vector<int32_t>(static_cast<size_t>(out)),
+                       std::vector<int32_t>(static_cast<size_t>(out)),
+                       normal_values(out, 0.01f, 5),
+                       normal_values(out, 1.0f, 6),
+                       normal_values(out, 2.0f, 9),
+                       normal_values(out, 1.0f, 7)};
+    for (size_t o = 0; o < row.sums.size(); ++o)
+      row.sums[o] = sum_of(random), row.row_sums[o] = row_sum_of(random);
+    const Dequantization& made = row;
+    for (const float* b : {made.bias.data(), static_cast<const float*>(nullptr)}) {
+      for (bool add : {false, true}) {
+        for (const float* res : {static_cast<const float*>(nullptr), made.residual.data()}) {
+          check(made, b, add, res);
+        }
+      }
+    }
+  }
+}
+
+// The row dequantized from sums in its own storage (in place, without add).
+template <class Dequantize>
+std::vector<float> dequantized_in_place(Dequantize dequantize, const Dequantization& row,
+                                        const float* bias, const float* residual) {
+  std::vector<float> y(row.sums.size());
+  std::memcpy(y.data(), row.sums.data(), row.sums.size() * sizeof(int32_t));
+  dequantize(reinterpret_cast<const int32_t*>(y.data()), row.q, row.weight_scales.data(),
+             row.row_sums.data(), bias, false, residual, row.out, y.data());
+  return y;
+}
+
 // The vector versions of the row passes: the scalar loops are their specification.
 struct RowPasses {
   ValueRange (*range)(const float*, int64_t);
@@ -169,37 +217,22 @@ void expect_scalar_bits(const RowPasses& simd) {
       ASSERT_EQ(expected, actual) << count;
     }
   }
-  std::mt19937 random(11);
-  std::uniform_int_distribution<int32_t> sum_of(-200000, 200000), row_sum_of(-3000, 3000);
-  for (int64_t out : {1, 7, 8, 9, 15, 16, 17, 31, 45, 64, 771, 3072}) {
-    std::vector<int32_t> sums(static_cast<size_t>(out)), row_sums(sums.size());
-    for (size_t o = 0; o < sums.size(); ++o)
-      sums[o] = sum_of(random), row_sums[o] = row_sum_of(random);
-    const std::vector<float> weight_scales = normal_values(out, 0.01f, 5);
-    const std::vector<float> bias = normal_values(out, 1.0f, 6);
-    const ActivationQuantization q{0.037f, 113};
-    const std::vector<float> residual = normal_values(out, 2.0f, 9);
-    for (const float* b : {bias.data(), static_cast<const float*>(nullptr)}) {
-      for (bool add : {false, true}) {
-        for (const float* res : {static_cast<const float*>(nullptr), residual.data()}) {
-          std::vector<float> expected = normal_values(out, 1.0f, 7), actual = expected;
-          scalar::dequantize_row(sums.data(), q, weight_scales.data(), row_sums.data(), b, add, res,
-                                 out, expected.data());
-          simd.dequantize(sums.data(), q, weight_scales.data(), row_sums.data(), b, add, res, out,
-                          actual.data());
-          for (int64_t o = 0; o < out; ++o) {
-            ASSERT_EQ(bits_of(expected[o]), bits_of(actual[o])) << out << " " << o;
-          }
-          if (add) continue;
-          // In place: the sums in y's own storage.
-          std::vector<float> y(sums.size());
-          std::memcpy(y.data(), sums.data(), sums.size() * sizeof(int32_t));
-          simd.dequantize(reinterpret_cast<const int32_t*>(y.data()), q, weight_scales.data(),
-                          row_sums.data(), b, false, res, out, y.data());
-          for (int64_t o = 0; o < out; ++o) ASSERT_EQ(bits_of(expected[o]), bits_of(y[o])) << o;
+  const std::initializer_list<int64_t> outs = {1, 7, 8, 9, 15, 16, 17, 31, 45, 64, 771, 3072};
+  for_each_dequantization(
+      outs, [&](const Dequantization& row, const float* b, bool add, const float* res) {
+        std::vector<float> expected = row.before, actual = row.before;
+        scalar::dequantize_row(row.sums.data(), row.q, row.weight_scales.data(),
+                               row.row_sums.data(), b, add, res, row.out, expected.data());
+        simd.dequantize(row.sums.data(), row.q, row.weight_scales.data(), row.row_sums.data(), b,
+                        add, res, row.out, actual.data());
+        for (int64_t o = 0; o < row.out; ++o) {
+          ASSERT_EQ(bits_of(expected[o]), bits_of(actual[o])) << row.out << " " << o;
         }
-      }
-    }
+        if (add) return;
+        const std::vector<float> y = dequantized_in_place(simd.dequantize, row, b, res);
+        for (int64_t o = 0; o < row.out; ++o) ASSERT_EQ(bits_of(expected[o]), bits_of(y[o])) << o;
+      });
+  for (int64_t out : outs) {
     const std::vector<float> x = normal_values(out, 3.0f, 8);
     const RowStatistics expected = scalar::row_statistics(x.data(), out);
     const RowStatistics actual = simd.statistics(x.data(), out);
@@ -225,41 +258,25 @@ TEST(ActivationQuantization, Avx512MatchesScalarExactly) {
 // The dequantization of a row and the range and sum of squares behind the outlying-row test,
 // against a double-precision worked value.
 TEST(ActivationQuantization, DequantizedRowsAndRowStatistics) {
-  std::mt19937 random(11);
-  std::uniform_int_distribution<int32_t> sum_of(-200000, 200000), row_sum_of(-3000, 3000);
-  for (int64_t out : {1, 7, 8, 9, 31, 45, 64, 771, 3072}) {
-    std::vector<int32_t> sums(static_cast<size_t>(out)), row_sums(sums.size());
-    for (size_t o = 0; o < sums.size(); ++o)
-      sums[o] = sum_of(random), row_sums[o] = row_sum_of(random);
-    const std::vector<float> weight_scales = normal_values(out, 0.01f, 5);
-    const std::vector<float> bias = normal_values(out, 1.0f, 6);
-    const ActivationQuantization q{0.037f, 113};
-    const std::vector<float> residual = normal_values(out, 2.0f, 9);
-    for (const float* b : {bias.data(), static_cast<const float*>(nullptr)}) {
-      for (bool add : {false, true}) {
-        for (const float* res : {static_cast<const float*>(nullptr), residual.data()}) {
-          std::vector<float> before = normal_values(out, 1.0f, 7), expected = before;
-          scalar::dequantize_row(sums.data(), q, weight_scales.data(), row_sums.data(), b, add, res,
-                                 out, expected.data());
-          for (int64_t o = 0; o < out; ++o) {
-            const double value = double(q.scale) * weight_scales[o] *
-                                 (double(sums[o]) - double(q.zero_point) * row_sums[o]);
-            const double worked =
-                (add ? before[o] + value : value + (b ? b[o] : 0.0)) + (res ? res[o] : 0.0);
-            const double magnitudes = std::fabs(worked) + std::fabs(value) + (res ? 2.0 : 0.0);
-            ASSERT_NEAR(expected[o], worked, 1e-6 * magnitudes + 1e-6);
-          }
-          if (add) continue;
-          // In place: the sums in y's own storage.
-          std::vector<float> y(sums.size());
-          std::memcpy(y.data(), sums.data(), sums.size() * sizeof(int32_t));
-          scalar::dequantize_row(reinterpret_cast<const int32_t*>(y.data()), q,
-                                 weight_scales.data(), row_sums.data(), b, false, res, out,
-                                 y.data());
-          for (int64_t o = 0; o < out; ++o) ASSERT_EQ(bits_of(expected[o]), bits_of(y[o])) << o;
+  const std::initializer_list<int64_t> outs = {1, 7, 8, 9, 31, 45, 64, 771, 3072};
+  for_each_dequantization(
+      outs, [&](const Dequantization& row, const float* b, bool add, const float* res) {
+        std::vector<float> expected = row.before;
+        scalar::dequantize_row(row.sums.data(), row.q, row.weight_scales.data(),
+                               row.row_sums.data(), b, add, res, row.out, expected.data());
+        for (int64_t o = 0; o < row.out; ++o) {
+          const double value = double(row.q.scale) * row.weight_scales[o] *
+                               (double(row.sums[o]) - double(row.q.zero_point) * row.row_sums[o]);
+          const double worked =
+              (add ? row.before[o] + value : value + (b ? b[o] : 0.0)) + (res ? res[o] : 0.0);
+          const double magnitudes = std::fabs(worked) + std::fabs(value) + (res ? 2.0 : 0.0);
+          ASSERT_NEAR(expected[o], worked, 1e-6 * magnitudes + 1e-6);
         }
-      }
-    }
+        if (add) return;
+        const std::vector<float> y = dequantized_in_place(scalar::dequantize_row, row, b, res);
+        for (int64_t o = 0; o < row.out; ++o) ASSERT_EQ(bits_of(expected[o]), bits_of(y[o])) << o;
+      });
+  for (int64_t out : outs) {
     const std::vector<float> x = normal_values(out, 3.0f, 8);
     double worked = 0.0;
     for (float v : x) worked += double(v) * v;
