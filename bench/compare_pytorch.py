@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""tinyenc vs PyTorch eager, ONNX Runtime and OpenVINO, in f32, bf16 and int8, one model each.
+"""tinyenc vs PyTorch eager, ONNX Runtime, OpenVINO and CTranslate2, in f32, bf16 and int8, one
+model each.
 
 For each preset (tiny/mini/small/base) the script builds ONE random-weight ReferenceEncoder
 (tools/golden/reference_encoder.py, fixed seed: nn.Embedding + learned positions + token types +
@@ -21,13 +22,18 @@ dynamic batch and seq). Every engine then runs those weights:
                          does not offer it)
   OpenVINO int8          NNCF post-training quantization (calibrated on seeded random ids),
                          compiled at OpenVINO's default precision for the rest
+  CTranslate2 f32/int8   ctranslate2.Encoder on a CTranslate2 model made from the tinyenc folder
+                         (no PyTorch: peer.py builds its BERT spec with numpy), float32 / int8
+                         (its own int8 weights and activations); no bf16 column: CTranslate2
+                         4.8 offers no bfloat16 compute type on the CPU (on AMD Zen 4 with
+                         AVX512_BF16: float32, int8, int8_float32)
 
-ONNX Runtime and OpenVINO run in bench/peers/peer.py, one process per measurement, under
+ONNX Runtime, OpenVINO and CTranslate2 run in bench/peers/peer.py, one process per measurement, under
 --peers-python (default bench/.venv/bin/python, made by `bash bench/peers/setup.sh` from
 bench/peers/requirements.txt): nncf needs a newer PyTorch than Debian's, so they cannot share
 this process or a venv that sees Debian's packages. Without that Python their columns are left
 out, with a note. Each prints its version, settings and what it ran (ORT's fused graph, the
-OpenVINO runtime graph's primitives) before the table. A dtype a peer refuses is n/a, its reason
+OpenVINO runtime graph's primitives, CTranslate2's ISA and GEMM backend) before the table. A dtype a peer refuses is n/a, its reason
 in the notes.
 
 The fused fast path accepts neither autocast on CPU (it checks CUDA's autocast flag only, then
@@ -82,8 +88,9 @@ DTYPES = ("f32", "bf16", "int8")
 WEIGHT_TYPE = {"f32": "f32", "bf16": "bf16", "int8": "s8"}  # oneDNN's name of the weights' type
 PEER_SCRIPT = ROOT / "bench" / "peers" / "peer.py"
 # The dtypes each peer has a column for. ONNX Runtime's CPU execution provider has no bf16
-# kernels for this graph (peer.py refuses it rather than run f32 under the name).
-PEER_DTYPES = {"ORT": ("f32", "int8"), "OpenVINO": DTYPES}
+# kernels for this graph (peer.py refuses it rather than run f32 under the name); CTranslate2 has
+# no bf16 compute type on the CPU.
+PEER_DTYPES = {"ORT": ("f32", "int8"), "OpenVINO": DTYPES, "CTranslate2": ("f32", "int8")}
 CHECK_SEQ = 16
 
 
@@ -383,7 +390,7 @@ def encoder_bench_p50(bench, dtype, preset, batch, seq, threads, min_seconds):
     return None, f"{bench.name} has no {name}"
 
 
-# --- ONNX Runtime and OpenVINO ----------------------------------------------------------------
+# --- ONNX Runtime, OpenVINO and CTranslate2 ----------------------------------------------------
 
 def peer_run(python, engine, dtype, model, *args):
     """bench/peers/peer.py's JSON object for one engine and dtype, run by the peers' venv (its
@@ -485,11 +492,11 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--min-time", type=float, default=1.0, help="seconds per measurement")
     parser.add_argument("--min-runs", type=int, default=5,
-                        help="PyTorch, ONNX Runtime and OpenVINO runs per measurement, at least")
+                        help="runs per measurement of PyTorch and the peers, at least")
     parser.add_argument("--max-time", type=float, default=10.0,
                         help="seconds after which a slow PyTorch variant stops (one run at least)")
-    parser.add_argument("--engines", default="tinyenc,pytorch,ort,openvino",
-                        help="any of tinyenc, pytorch, ort, openvino")
+    parser.add_argument("--engines", default="tinyenc,pytorch,ort,openvino,ctranslate2",
+                        help="any of tinyenc, pytorch, ort, openvino, ctranslate2")
     parser.add_argument("--dtypes", default="f32,bf16,int8")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--f32-tolerance", type=float, default=1e-4,
@@ -501,7 +508,8 @@ def main():
     parser.add_argument("--models-dir", default=str(ROOT / "bench" / "exported"),
                         help="where the presets' model folders and ONNX files are kept")
     parser.add_argument("--peers-python", default=str(ROOT / "bench" / ".venv" / "bin" / "python"),
-                        help="the Python that runs bench/peers/peer.py (ONNX Runtime, OpenVINO); "
+                        help="the Python that runs bench/peers/peer.py (ONNX Runtime, OpenVINO, "
+                             "CTranslate2); "
                              "bash bench/peers/setup.sh makes the default")
     args = parser.parse_args()
     engines = set(args.engines.split(","))
@@ -524,10 +532,10 @@ def main():
     with_dtype = "tinyenc" in engines and tinyenc_has_dtype(tinyenc)
     encoder_bench = pathlib.Path(args.build_dir) / "bench" / "encoder_bench"
     notes = []
-    peers = {"ort", "openvino"} & engines
+    peers = {"ort", "openvino", "ctranslate2"} & engines
     missing = peers_missing(args.peers_python) if peers else ""
     if missing:  # their columns are left out, not shown empty
-        notes.append(f"ONNX Runtime and OpenVINO not run: {missing}")
+        notes.append(f"ONNX Runtime, OpenVINO and CTranslate2 not run: {missing}")
         engines -= peers
 
     bullet = "- " if markdown else ""
@@ -542,10 +550,13 @@ def main():
     if "ort" in engines and "bf16" in dtypes:
         notes.append("ORT bf16: no column: its CPU execution provider has no bf16 kernels for "
                      "this graph")
+    if "ctranslate2" in engines and "bf16" in dtypes:
+        notes.append("CTranslate2 bf16: no column: it offers no bfloat16 compute type on the CPU")
     shown = {}  # (peer, dtype) -> its implementations printed so far
 
     headers = ["config", "batch", "seq", "threads"]
-    columns = [(e, d) for e in ("tinyenc", "PyTorch", "ORT", "OpenVINO") for d in dtypes
+    columns = [(e, d) for e in ("tinyenc", "PyTorch", "ORT", "OpenVINO", "CTranslate2")
+               for d in dtypes
                if e.lower() in engines and d in PEER_DTYPES.get(e, DTYPES)]
     headers += [f"{e} {d}" for e, d in columns]
     headers += [f"tinyenc {d} vs best other {d}" for d in dtypes]

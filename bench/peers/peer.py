@@ -1,7 +1,8 @@
-"""One peer engine of bench/compare_pytorch.py on an exported encoder: ONNX Runtime or OpenVINO,
-one dtype, one ONNX file. Prints one JSON object on stdout.
+"""One peer engine of bench/compare_pytorch.py on an exported encoder: ONNX Runtime, OpenVINO or
+CTranslate2, one dtype, one model. Prints one JSON object on stdout.
 
-  peer.py --engine ort|openvino --dtype f32|bf16|int8 --model M.onnx --threads T --ids FILE
+  peer.py --engine ort|openvino|ctranslate2 --dtype f32|bf16|int8 --model M.onnx --threads T \
+      --ids FILE
       the output for given ids (FILE: {"ids": [[...], ...]}): the accuracy check
   peer.py --engine E --dtype D --model M.onnx --threads T --batch B --seq S \\
       [--min-time SEC] [--min-runs N] [--warmup 3]
@@ -9,7 +10,7 @@ one dtype, one ONNX file. Prints one JSON object on stdout.
 
 Runs under bench/.venv (bash bench/peers/setup.sh), not Debian's python3: nncf needs a newer
 PyTorch than Debian's 1.13, which that venv does not see. Imports numpy, onnxruntime, openvino,
-nncf (and onnx, which onnxruntime.quantization needs) and the standard library only.
+nncf (and onnx, which onnxruntime.quantization needs), ctranslate2 and the standard library only.
 
 The model takes int64 `ids` [batch, seq] and returns float32 `hidden` [batch, seq, d].
   ort f32        CPUExecutionProvider; intra-op threads T, inter-op 1, all graph optimisations,
@@ -23,6 +24,14 @@ The model takes int64 `ids` [batch, seq] and returns float32 `hidden` [batch, se
                  offer BF16
   openvino int8  model.ov-int8.xml/.bin beside the model: NNCF post-training quantization on
                  seeded random ids (no data set), compiled at OpenVINO's default precision
+  ctranslate2 f32  model.ct2-float32/ beside the model, made from the tinyenc folder beside it
+                 (config.json + model.safetensors: a BERT encoder spec built with numpy, as
+                 CTranslate2's own BertLoader builds it, without PyTorch); ctranslate2.Encoder on
+                 the CPU, intra_threads T, inter_threads 1, compute type float32, CTranslate2's
+                 own choice of ISA and GEMM backends (as its log names them)
+  ctranslate2 int8 model.ct2-int8/: the same quantized by CTranslate2 (int8 weights per output
+                 row), compute type int8; bf16 refused (exit 3) where CTranslate2 does not list
+                 bfloat16 among the CPU's compute types
 The quantized files are made once and remade when older than the model or made another way.
 
 Output: engine, version, dtype, settings, implementation (what ran, as the engine reports it),
@@ -106,6 +115,9 @@ def engine_version(engine):
     if engine == "ort":
         import onnxruntime
         return f"onnxruntime {onnxruntime.__version__}"
+    if engine == "ctranslate2":
+        import ctranslate2
+        return f"ctranslate2 {ctranslate2.__version__}"
     import openvino
     return f"openvino {openvino.get_version()}"
 
@@ -304,6 +316,160 @@ class OpenVinoPeer:
         return self.request.infer
 
 
+# --- CTranslate2 -------------------------------------------------------------------------------
+
+CT2_TYPES = {"f32": "float32", "bf16": "bfloat16", "int8": "int8"}
+
+
+def safetensors_arrays(path):
+    """{name: float32 array} of an F32 safetensors file (writable: quantizing writes)."""
+    import numpy as np
+    raw = bytearray(path.read_bytes())
+    size = int.from_bytes(raw[:8], "little")
+    header = json.loads(raw[8:8 + size])
+    arrays = {}
+    for name, entry in header.items():
+        if name == "__metadata__":
+            continue
+        if entry["dtype"] != "F32":
+            raise ValueError(f"{path}: {name}: dtype {entry['dtype']}, expected F32")
+        begin, end = entry["data_offsets"]
+        arrays[name] = np.frombuffer(raw[8 + size + begin:8 + size + end],
+                                     dtype=np.float32).reshape(entry["shape"])
+    return arrays
+
+
+def ct2_spec(folder):
+    """The CTranslate2 encoder spec of the tinyenc folder's BERT weights (post-LN, learned
+    positions, token types, embedding LayerNorm, GELU), as its BertLoader makes one from a
+    transformers BertModel, without the pooler (the compared output is the last hidden state)."""
+    from ctranslate2.converters import utils
+    from ctranslate2.specs import common_spec, transformer_spec
+    config = json.loads((folder / "config.json").read_text())
+    if config.get("norm_first") or config["position_encoding"]["kind"] != "learned" \
+            or config["hidden_act"] != "gelu":
+        raise ValueError(f"{folder}: not a post-LN BERT encoder with learned positions and GELU")
+    tensors = safetensors_arrays(folder / "model.safetensors")
+    encoder = transformer_spec.TransformerEncoderSpec(
+        config["num_hidden_layers"], config["num_attention_heads"], pre_norm=False,
+        activation=common_spec.Activation.GELU, layernorm_embedding=True,
+        num_source_embeddings=2, embeddings_merge=common_spec.EmbeddingsMerge.ADD)
+    spec = transformer_spec.TransformerEncoderModelSpec(encoder, pooling_layer=False)
+    spec.encoder.scale_embeddings = False
+    spec.encoder.embeddings[0].weight = tensors["embeddings.word_embeddings.weight"]
+    spec.encoder.embeddings[1].weight = tensors["embeddings.token_type_embeddings.weight"]
+    spec.encoder.position_encodings.encodings = tensors["embeddings.position_embeddings.weight"]
+
+    def norm(layer, name):
+        layer.gamma, layer.beta = tensors[name + ".weight"], tensors[name + ".bias"]
+
+    def linear(layer, name):
+        layer.weight, layer.bias = tensors[name + ".weight"], tensors[name + ".bias"]
+    norm(spec.encoder.layernorm_embedding, "embeddings.LayerNorm")
+    for i, layer in enumerate(spec.encoder.layer):
+        prefix = f"encoder.layer.{i}."
+        projections = [common_spec.LinearSpec() for _ in range(3)]
+        for projection, name in zip(projections, ("query", "key", "value")):
+            linear(projection, prefix + "attention.self." + name)
+        utils.fuse_linear(layer.self_attention.linear[0], projections)
+        linear(layer.self_attention.linear[1], prefix + "attention.output.dense")
+        norm(layer.self_attention.layer_norm, prefix + "attention.output.LayerNorm")
+        linear(layer.ffn.linear_0, prefix + "intermediate.dense")
+        linear(layer.ffn.linear_1, prefix + "output.dense")
+        norm(layer.ffn.layer_norm, prefix + "output.LayerNorm")
+    # Ids are given directly: placeholder tokens of the embedding table's size.
+    spec.register_vocabulary([f"[{i}]" for i in range(config["vocab_size"])])
+    spec.config.unk_token = "[1]"
+    spec.config.layer_norm_epsilon = config["layer_norm_eps"]
+    return spec
+
+
+def ct2_model(model, dtype):
+    """model.ct2-<type>/ beside `model`, converted from the tinyenc folder it sits in."""
+    import ctranslate2
+    import shutil
+    weights = model.with_name("model.safetensors")
+    quantization = CT2_TYPES[dtype]
+    recipe = f"ct2_spec {quantization}; ctranslate2 {ctranslate2.__version__}"
+    made = model.with_name(f"model.ct2-{quantization}")
+    stamp = "tinyenc_bench_recipe.txt"
+    if stale(made / stamp, weights, recipe, lambda path: path.read_text()):
+        partial = pathlib.Path(tempfile.mkdtemp(prefix=f".{made.name}.", dir=made.parent))
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(partial, 0o777 & ~umask)  # mkdtemp's 0700 would pass on to the renamed folder
+        try:
+            spec = ct2_spec(model.parent)
+            spec.validate()
+            spec.optimize(quantization=quantization)
+            spec.save(str(partial))
+            (partial / stamp).write_text(recipe)
+            shutil.rmtree(made, ignore_errors=True)
+            os.replace(partial, made)
+        finally:
+            shutil.rmtree(partial, ignore_errors=True)
+    return made, recipe
+
+
+@contextlib.contextmanager
+def stderr_captured(lines):
+    """File descriptor 2 into a temporary file while the block runs (CTranslate2 logs there
+    from C++); its lines appended to `lines` after."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile("w+") as capture:
+        os.dup2(capture.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            capture.seek(0)
+            lines.extend(capture.read().splitlines())
+
+
+class Ct2Peer:
+    def __init__(self, model, dtype, threads, with_implementation):
+        # Its log names the ISA, the GEMM backends and the compute type it picked.
+        os.environ["CT2_VERBOSE"] = "1"
+        import ctranslate2
+        compute_type = CT2_TYPES[dtype]
+        offered = ctranslate2.get_supported_compute_types("cpu")
+        if compute_type not in offered:
+            raise Refused(f"not offered: CTranslate2's compute types on this CPU are "
+                          f"{', '.join(sorted(offered))}")
+        self.version = engine_version("ctranslate2")
+        folder, recipe = ct2_model(model, dtype)
+        log = []
+        with stderr_captured(log):
+            self.encoder = ctranslate2.Encoder(str(folder), device="cpu",
+                                               compute_type=compute_type, intra_threads=threads,
+                                               inter_threads=1)
+        backend = "GEMM_S8 backend" if dtype == "int8" else "SGEMM backend"
+        picked = [line.split("] ")[-1].strip(" -") for line in log
+                  if any(k in line for k in ("Selected ISA", "Use Intel MKL", backend,
+                                             "Selected compute type"))]
+        self.settings = (f"ctranslate2.Encoder on the CPU; intra_threads {threads}, "
+                         f"inter_threads 1, compute type {compute_type}; {folder.name}: "
+                         f"{recipe.split(';')[0]}")
+        self.implementation = "; ".join(picked)
+
+    def run(self, ids):
+        import ctranslate2
+        import numpy as np
+        batch, seq = ids.shape
+        tokens = ctranslate2.StorageView.from_array(np.ascontiguousarray(ids, dtype=np.int32))
+        lengths = ctranslate2.StorageView.from_array(np.full(batch, seq, dtype=np.int32))
+        return lambda: self.encoder.forward_batch(tokens, lengths)
+
+    def hidden(self, ids):
+        import numpy as np
+        return np.array(self.run(ids)().last_hidden_state)
+
+    def timer(self, ids):
+        return self.run(ids)
+
+
 # --- main --------------------------------------------------------------------------------------
 
 def positive(value):
@@ -315,7 +481,7 @@ def positive(value):
 
 def arguments():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--engine", choices=("ort", "openvino"), required=True)
+    parser.add_argument("--engine", choices=("ort", "openvino", "ctranslate2"), required=True)
     parser.add_argument("--dtype", choices=("f32", "bf16", "int8"), default="f32")
     parser.add_argument("--model", required=True, help="the exported model.onnx")
     parser.add_argument("--threads", type=positive, default=1)
@@ -334,7 +500,7 @@ def run(args):
     model = pathlib.Path(args.model).resolve()
     if not model.exists():
         raise FileNotFoundError(f"{model} not found")
-    peer_class = OrtPeer if args.engine == "ort" else OpenVinoPeer
+    peer_class = {"ort": OrtPeer, "openvino": OpenVinoPeer, "ctranslate2": Ct2Peer}[args.engine]
     peer = peer_class(model, args.dtype, args.threads, with_implementation=bool(args.ids))
     about = {"engine": args.engine, "version": peer.version, "dtype": args.dtype,
              "settings": peer.settings}

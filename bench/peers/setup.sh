@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Python environment of compare_pytorch.py's peers (ONNX Runtime, OpenVINO + NNCF):
+# The Python environment of compare_pytorch.py's peers (ONNX Runtime, OpenVINO + NNCF, CTranslate2):
 # bench/.venv, made with Debian's python3 WITHOUT the system site packages (nncf cannot import
 # next to Debian's PyTorch 1.13), with bench/peers/requirements.txt installed from PyPI.
 # Idempotent: an existing venv is reused and pip only installs what is missing or pinned
@@ -25,6 +25,6 @@ echo "setup.sh: installing $requirements into $venv"
 "$venv/bin/python" - <<'PY'
 import importlib.metadata as metadata
 print("setup.sh: installed: " + ", ".join(
-    f"{name} {metadata.version(name)}" for name in ("onnxruntime", "openvino", "nncf", "onnx", "numpy")))
+    f"{name} {metadata.version(name)}" for name in ("onnxruntime", "openvino", "nncf", "onnx", "ctranslate2", "numpy")))
 PY
 echo "setup.sh: done; run /usr/bin/python3 bench/compare_pytorch.py (it finds $venv/bin/python)"
