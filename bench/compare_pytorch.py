@@ -24,7 +24,8 @@ dynamic batch and seq). Every engine then runs those weights:
                          compiled at OpenVINO's default precision for the rest
   CTranslate2 f32/int8   ctranslate2.Encoder on a CTranslate2 model made from the tinyenc folder
                          (no PyTorch: peer.py builds its BERT spec with numpy), float32 / int8
-                         (its own int8 weights and activations); no bf16 column: CTranslate2
+                         (its own int8 weights and activations), its AVX512 kernels where the
+                         CPU has AVX-512 (on AMD it would pick AVX2); no bf16 column: CTranslate2
                          4.8 offers no bfloat16 compute type on the CPU (on AMD Zen 4 with
                          AVX512_BF16: float32, int8, int8_float32)
 
