@@ -25,9 +25,9 @@ dynamic batch and seq). Every engine then runs those weights:
   CTranslate2 f32/int8   ctranslate2.Encoder on a CTranslate2 model made from the tinyenc folder
                          (no PyTorch: peer.py builds its BERT spec with numpy), float32 / int8
                          (its own int8 weights and activations), its AVX512 kernels where the
-                         CPU has AVX-512 (on AMD it would pick AVX2); no bf16 column: CTranslate2
-                         4.8 offers no bfloat16 compute type on the CPU (on AMD Zen 4 with
-                         AVX512_BF16: float32, int8, int8_float32)
+                         CPU has AVX-512 (on AMD it would pick AVX2); bf16 n/a where it lists no
+                         bfloat16 compute type for the CPU (on AMD Zen 4 with AVX512_BF16 it
+                         lists float32, int8, int8_float32)
 
 ONNX Runtime, OpenVINO and CTranslate2 run in bench/peers/peer.py, one process per measurement, under
 --peers-python (default bench/.venv/bin/python, made by `bash bench/peers/setup.sh` from
@@ -89,9 +89,8 @@ DTYPES = ("f32", "bf16", "int8")
 WEIGHT_TYPE = {"f32": "f32", "bf16": "bf16", "int8": "s8"}  # oneDNN's name of the weights' type
 PEER_SCRIPT = ROOT / "bench" / "peers" / "peer.py"
 # The dtypes each peer has a column for. ONNX Runtime's CPU execution provider has no bf16
-# kernels for this graph (peer.py refuses it rather than run f32 under the name); CTranslate2 has
-# no bf16 compute type on the CPU.
-PEER_DTYPES = {"ORT": ("f32", "int8"), "OpenVINO": DTYPES, "CTranslate2": ("f32", "int8")}
+# kernels for this graph (peer.py refuses it rather than run f32 under the name).
+PEER_DTYPES = {"ORT": ("f32", "int8"), "OpenVINO": DTYPES, "CTranslate2": DTYPES}
 CHECK_SEQ = 16
 
 
@@ -551,8 +550,6 @@ def main():
     if "ort" in engines and "bf16" in dtypes:
         notes.append("ORT bf16: no column: its CPU execution provider has no bf16 kernels for "
                      "this graph")
-    if "ctranslate2" in engines and "bf16" in dtypes:
-        notes.append("CTranslate2 bf16: no column: it offers no bfloat16 compute type on the CPU")
     shown = {}  # (peer, dtype) -> its implementations printed so far
 
     headers = ["config", "batch", "seq", "threads"]

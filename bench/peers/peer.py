@@ -31,8 +31,9 @@ The model takes int64 `ids` [batch, seq] and returns float32 `hidden` [batch, se
                  kernels where the CPU has AVX-512 (CT2_FORCE_CPU_ISA: it picks them on Intel
                  only), its own choice of GEMM backends (as its log names them)
   ctranslate2 int8 model.ct2-int8/: the same quantized by CTranslate2 (int8 weights per output
-                 row), compute type int8; bf16 refused (exit 3) where CTranslate2 does not list
-                 bfloat16 among the CPU's compute types
+                 row), compute type int8
+  ctranslate2 bf16 model.ct2-bfloat16/, compute type bfloat16; refused (exit 3) where
+                 CTranslate2 does not list bfloat16 among the CPU's compute types
 The quantized files are made once and remade when older than the model or made another way.
 
 Output: engine, version, dtype, settings, implementation (what ran, as the engine reports it),
