@@ -7,6 +7,7 @@
 #include "engine/ops/exp_avx512.h"
 #include "engine/ops/gelu.h"
 #include "engine/ops/gelu_constants.h"
+#include "engine/ops/lanes_avx512.h"
 
 namespace tinyenc::avx512 {
 namespace {
@@ -45,7 +46,7 @@ void gelu_erf(float* values, int64_t count) {
   for (; i + 16 <= count; i += 16)
     _mm512_storeu_ps(values + i, gelu16(_mm512_loadu_ps(values + i)));
   if (i < count) {
-    const __mmask16 tail = static_cast<__mmask16>((1u << (count - i)) - 1);
+    const __mmask16 tail = first_lanes(count - i);
     _mm512_mask_storeu_ps(values + i, tail, gelu16(_mm512_maskz_loadu_ps(tail, values + i)));
   }
 }

@@ -7,12 +7,11 @@
 
 #include <algorithm>
 
+#include "engine/ops/lanes_avx512.h"
 #include "engine/ops/quantize.h"
 
 namespace tinyenc::avx512 {
 namespace {
-
-inline __mmask16 first(int64_t n) { return static_cast<__mmask16>((1u << n) - 1); }
 
 ValueRange reduced(__m512 low, __m512 high) {
   alignas(64) float lows[16], highs[16];
@@ -48,7 +47,7 @@ ValueRange activation_range(const float* values, int64_t count) {
     high = _mm512_max_ps(high, v);
   }
   if (i < count) {
-    const __mmask16 inside = first(count - i);
+    const __mmask16 inside = first_lanes(count - i);
     const __m512 v = _mm512_maskz_loadu_ps(inside, values + i);
     low = _mm512_mask_min_ps(low, inside, low, v);
     high = _mm512_mask_max_ps(high, inside, high, v);
@@ -70,7 +69,7 @@ void quantize_activations(const float* values, int64_t count, ActivationQuantiza
     _mm_storeu_si128(reinterpret_cast<__m128i*>(quantized + i + 16), _mm512_cvtepi32_epi8(b));
   }
   for (; i < count; i += 16) {
-    const __mmask16 inside = first(std::min<int64_t>(16, count - i));
+    const __mmask16 inside = first_lanes(std::min<int64_t>(16, count - i));
     const __m512i a =
         levels_of(_mm512_maskz_loadu_ps(inside, values + i), inverse, zero_point, top);
     _mm512_mask_cvtepi32_storeu_epi8(quantized + i, inside, a);
@@ -96,7 +95,7 @@ RowStatistics row_statistics(const float* values, int64_t count) {
   RowStatistics statistics;
   for (int64_t j = i; j < count; ++j) statistics.squares += values[j] * values[j];
   for (; i < count; i += 16) {
-    const __mmask16 inside = first(std::min<int64_t>(16, count - i));
+    const __mmask16 inside = first_lanes(std::min<int64_t>(16, count - i));
     const __m512 v = _mm512_maskz_loadu_ps(inside, values + i);
     low[0] = _mm512_mask_min_ps(low[0], inside, low[0], v);
     high[0] = _mm512_mask_max_ps(high[0], inside, high[0], v);
@@ -105,8 +104,7 @@ RowStatistics row_statistics(const float* values, int64_t count) {
   // Lanes j and j + 8 of each register, then the two registers' sums: (j + (j + 8)) +
   // ((j + 16) + (j + 24)), as the specification pairs them.
   const auto halves = [](__m512 v) {
-    return _mm256_add_ps(_mm512_castps512_ps256(v),
-                         _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+    return _mm256_add_ps(_mm512_castps512_ps256(v), high_half(v));
   };
   alignas(32) float lane_sum[8];
   _mm256_store_ps(lane_sum, _mm256_add_ps(halves(squares[0]), halves(squares[1])));

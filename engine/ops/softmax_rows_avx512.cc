@@ -4,6 +4,7 @@
 #include <immintrin.h>
 
 #include "engine/ops/exp_avx512.h"
+#include "engine/ops/lanes_avx512.h"
 #include "engine/ops/softmax_rows.h"
 
 namespace tinyenc::avx512 {
@@ -24,7 +25,7 @@ float exponentials(const float* scores, int64_t cols, float* work) {
   int64_t j = 0;
   for (; j + 16 <= cols; j += 16) high = _mm512_max_ps(high, _mm512_loadu_ps(scores + j));
   if (j < cols) {
-    const __mmask16 inside = static_cast<__mmask16>((1u << (cols - j)) - 1);
+    const __mmask16 inside = first_lanes(cols - j);
     high = _mm512_mask_max_ps(high, inside, high, _mm512_maskz_loadu_ps(inside, scores + j));
   }
   const float largest = _mm512_reduce_max_ps(high);
@@ -37,7 +38,7 @@ float exponentials(const float* scores, int64_t cols, float* work) {
     const __m512 e = exponential16(_mm512_loadu_ps(scores + j), broadcast);
     _mm512_storeu_ps(work + j, e);
     lanes = _mm256_add_ps(lanes, _mm512_castps512_ps256(e));
-    lanes = _mm256_add_ps(lanes, _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(e), 1)));
+    lanes = _mm256_add_ps(lanes, high_half(e));
   }
   if (j < whole) {
     // One group of eight left for the lanes.
@@ -49,7 +50,7 @@ float exponentials(const float* scores, int64_t cols, float* work) {
   float sum = 0.0f;
   if (j < cols) {
     // Fewer than eight left: through the same vector steps, added one by one.
-    const __mmask16 inside = static_cast<__mmask16>((1u << (cols - j)) - 1);
+    const __mmask16 inside = first_lanes(cols - j);
     const __m512 e = exponential16(_mm512_maskz_loadu_ps(inside, scores + j), broadcast);
     _mm512_mask_storeu_ps(work + j, inside, e);
     alignas(64) float tail[16];
@@ -72,7 +73,7 @@ void softmax_row(const float* scores, int64_t cols, float* probabilities) {
     _mm512_storeu_ps(probabilities + j, _mm512_mul_ps(_mm512_loadu_ps(probabilities + j), inverse));
   }
   if (j < cols) {
-    const __mmask16 inside = static_cast<__mmask16>((1u << (cols - j)) - 1);
+    const __mmask16 inside = first_lanes(cols - j);
     _mm512_mask_storeu_ps(probabilities + j, inside,
                           _mm512_mul_ps(_mm512_maskz_loadu_ps(inside, probabilities + j), inverse));
   }
