@@ -103,13 +103,18 @@ def stale(made, source, recipe, recipe_of):
         return True
 
 
+def with_umask(path, mode):
+    """chmod path to `mode` less the process's umask: what open() or mkdir() would have given."""
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(path, mode & ~umask)
+
+
 def temporary_beside(path, suffix):
     """A fresh file name in path's folder, so that os.replace onto path is a rename."""
     handle, name = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=suffix, dir=path.parent)
     os.close(handle)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(name, 0o666 & ~umask)  # mkstemp's 0600 would pass on to the renamed file
+    with_umask(name, 0o666)  # mkstemp's 0600 would pass on to the renamed file
     return pathlib.Path(name)
 
 
@@ -397,9 +402,7 @@ def ct2_model(model, dtype):
     stamp = "tinyenc_bench_recipe.txt"
     if stale(made / stamp, weights, recipe, lambda path: path.read_text()):
         partial = pathlib.Path(tempfile.mkdtemp(prefix=f".{made.name}.", dir=made.parent))
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(partial, 0o777 & ~umask)  # mkdtemp's 0700 would pass on to the renamed folder
+        with_umask(partial, 0o777)  # mkdtemp's 0700 would pass on to the renamed folder
         try:
             spec = ct2_spec(model.parent)
             spec.validate()
