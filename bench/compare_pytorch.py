@@ -29,13 +29,13 @@ dynamic batch and seq). Every engine then runs those weights:
                          bfloat16 compute type for the CPU (on AMD Zen 4 with AVX512_BF16 it
                          lists float32, int8, int8_float32)
 
-ONNX Runtime, OpenVINO and CTranslate2 run in bench/peers/peer.py, one process per measurement, under
---peers-python (default bench/.venv/bin/python, made by `bash bench/peers/setup.sh` from
-bench/peers/requirements.txt): nncf needs a newer PyTorch than Debian's, so they cannot share
-this process or a venv that sees Debian's packages. Without that Python their columns are left
-out, with a note. Each prints its version, settings and what it ran (ORT's fused graph, the
-OpenVINO runtime graph's primitives, CTranslate2's ISA and GEMM backend) before the table. A dtype a peer refuses is n/a, its reason
-in the notes.
+ONNX Runtime, OpenVINO and CTranslate2 run in bench/peers/peer.py, one process per
+measurement, under --peers-python (default bench/.venv/bin/python, made by `bash
+bench/peers/setup.sh` from bench/peers/requirements.txt): nncf needs a newer PyTorch than
+Debian's, so they cannot share this process or a venv that sees Debian's packages. Without that
+Python their columns are left out, with a note. Each prints its version, settings and what it
+ran (ORT's fused graph, the OpenVINO runtime graph's primitives, CTranslate2's ISA and GEMM
+backend) before the table. A dtype a peer refuses is n/a, its reason in the notes.
 
 The fused fast path accepts neither autocast on CPU (it checks CUDA's autocast flag only, then
 fails on mixed dtypes) nor quantized Linear layers (it reads linear1.weight as a tensor), so the
