@@ -1,12 +1,14 @@
 // Scaled dot-product attention's steps on their own, one thread, at base's shape (12 heads of
 // 64, B = 1) from a short input to a long one:
 //
-//   BM_Scores/<bf16>/<seq>      scale * q k^T over heads read in place from a fused QKV buffer
-//                               (f32) or from dense bf16 planes of q, k and v (bf16)
+//   BM_Scores/<impl>/<seq>      scale * q k^T over heads read in place from a fused QKV buffer:
+//                               impl 0 oneDNN in f32, 1 oneDNN from dense bf16 planes of q, k
+//                               and v, 2 tinyenc's short-attention kernel (short_attention.h)
 //   BM_Softmax/<onednn>/<seq>   the softmax over the 12 x seq rows of seq scores, in place:
 //                               tinyenc's (softmax_rows.h) or oneDNN's primitive
 //   BM_ToBf16/<seq>             the probabilities rounded to bf16 for a bf16 context product
-//   BM_Context/<bf16>/<seq>     probabilities x v, written in place into [T, H, Dh]
+//   BM_Context/<impl>/<seq>     probabilities x v, written in place into [T, H, Dh] (impl as
+//                               for BM_Scores)
 //
 // Counters: GFLOP/s for the products, values per second (items_per_second) for the others.
 //
@@ -20,6 +22,7 @@
 
 #include "engine/dtype.h"
 #include "engine/ops/attention.h"
+#include "engine/ops/short_attention.h"
 #include "engine/ops/softmax_rows.h"
 #include "engine/ops/to_bf16.h"
 
@@ -48,18 +51,24 @@ View4Bf16 plane_heads(const uint16_t* planes, int64_t seq, int64_t p) {
   return View4Bf16{planes + p * seq * kModel, {seq * kModel, kHeadDim, kModel, 1}};
 }
 
-bool skip_bf16(benchmark::State& state) {
-  if (state.range(0) == 0 || tinyenc::cpu_features().avx512_bf16 ||
-      tinyenc::cpu_features().amx_bf16) {
-    return false;
+enum Impl { kOnednnF32, kOnednnBf16, kShort };
+
+bool skip_impl(benchmark::State& state) {
+  if (state.range(0) == kOnednnBf16 && !tinyenc::cpu_features().avx512_bf16 &&
+      !tinyenc::cpu_features().amx_bf16) {
+    state.SkipWithError("no bf16 matmul on this CPU");
+    return true;
   }
-  state.SkipWithError("no bf16 matmul on this CPU");
-  return true;
+  if (state.range(0) == kShort && !tinyenc::short_attention_available()) {
+    state.SkipWithError("no short-attention kernel for this ISA");
+    return true;
+  }
+  return false;
 }
 
 void BM_Scores(benchmark::State& state) {
-  if (skip_bf16(state)) return;
-  const bool bf16 = state.range(0) != 0;
+  if (skip_impl(state)) return;
+  const bool bf16 = state.range(0) == kOnednnBf16;
   const int64_t seq = state.range(1);
   tinyenc::Runtime runtime;
   tinyenc::ops::AttentionCore core(runtime);
@@ -69,6 +78,13 @@ void BM_Scores(benchmark::State& state) {
   to_bf16.planes(qkv.data(), seq, 3, kModel, qkv16.data());
   std::vector<float> scores(static_cast<size_t>(kHeads * seq * seq));
   for (auto _ : state) {
+    if (state.range(0) == kShort) {
+      tinyenc::short_attention_scores(heads_of(qkv.data(), seq, 0),
+                                      heads_of(qkv.data(), seq, kModel), 0.125f, nullptr,
+                                      scores.data());
+      benchmark::ClobberMemory();
+      continue;
+    }
     core.scores(heads_of(qkv.data(), seq, 0), heads_of(qkv.data(), seq, kModel), 0.125f, nullptr,
                 {}, scores.data(), bf16 ? plane_heads(qkv16.data(), seq, 0) : View4Bf16{},
                 bf16 ? plane_heads(qkv16.data(), seq, 1) : View4Bf16{});
@@ -120,8 +136,8 @@ void BM_ToBf16(benchmark::State& state) {
 }
 
 void BM_Context(benchmark::State& state) {
-  if (skip_bf16(state)) return;
-  const bool bf16 = state.range(0) != 0;
+  if (skip_impl(state)) return;
+  const bool bf16 = state.range(0) == kOnednnBf16;
   const int64_t seq = state.range(1);
   tinyenc::Runtime runtime;
   tinyenc::ops::AttentionCore core(runtime);
@@ -131,11 +147,15 @@ void BM_Context(benchmark::State& state) {
   to_bf16.planes(qkv.data(), seq, 3, kModel, qkv16.data());
   std::vector<float> probabilities = normal_values(kHeads * seq * seq, 5);
   std::vector<float> context(static_cast<size_t>(seq * kModel));
+  const View4 out{context.data(), {1, kHeads, seq, kHeadDim}, {seq * kModel, kHeadDim, kModel, 1}};
   for (auto _ : state) {
-    core.context(
-        probabilities.data(), heads_of(qkv.data(), seq, 2 * kModel),
-        View4{context.data(), {1, kHeads, seq, kHeadDim}, {seq * kModel, kHeadDim, kModel, 1}},
-        bf16 ? plane_heads(qkv16.data(), seq, 2) : View4Bf16{});
+    if (state.range(0) == kShort) {
+      tinyenc::short_attention_context(probabilities.data(), heads_of(qkv.data(), seq, 2 * kModel),
+                                       out);
+    } else {
+      core.context(probabilities.data(), heads_of(qkv.data(), seq, 2 * kModel), out,
+                   bf16 ? plane_heads(qkv16.data(), seq, 2) : View4Bf16{});
+    }
     benchmark::ClobberMemory();
   }
   state.counters["GFLOP/s"] = benchmark::Counter(
@@ -145,9 +165,13 @@ void BM_Context(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(BM_Scores)->ArgNames({"bf16", "seq"})->ArgsProduct({{0, 1}, {32, 128, 512}});
+BENCHMARK(BM_Scores)
+    ->ArgNames({"impl", "seq"})
+    ->ArgsProduct({{0, 1, 2}, {8, 19, 32, 48, 64, 128, 512}});
 BENCHMARK(BM_Softmax)->ArgNames({"onednn", "seq"})->ArgsProduct({{0, 1}, {16, 19, 32, 128, 512}});
 BENCHMARK(BM_ToBf16)->ArgName("seq")->Arg(32)->Arg(128)->Arg(512);
-BENCHMARK(BM_Context)->ArgNames({"bf16", "seq"})->ArgsProduct({{0, 1}, {32, 128, 512}});
+BENCHMARK(BM_Context)
+    ->ArgNames({"impl", "seq"})
+    ->ArgsProduct({{0, 1, 2}, {8, 19, 32, 48, 64, 128, 512}});
 
 BENCHMARK_MAIN();

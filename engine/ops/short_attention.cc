@@ -1,0 +1,107 @@
+#include "engine/ops/short_attention.h"
+
+#include <cmath>
+#include <vector>
+
+#include "engine/isa.h"
+#include "engine/parallel_rows.h"
+
+namespace tinyenc {
+namespace scalar {
+
+void head_scores(const HeadScores& head, float* /*packed*/) {
+  for (int64_t i = 0; i < head.t; ++i) {
+    const float* q = head.q + i * head.q_stride;
+    for (int64_t j = 0; j < head.t; ++j) {
+      const float* k = head.k + j * head.k_stride;
+      float sum = 0.0f;
+      for (int64_t c = 0; c < head.dh; ++c) sum = std::fma(q[c], k[c], sum);
+      float score = head.scale * sum;
+      if (head.key_bias) score += head.key_bias[j];
+      head.scores[i * head.t + j] = score;
+    }
+  }
+}
+
+void head_context(const HeadContext& head) {
+  for (int64_t i = 0; i < head.t; ++i) {
+    const float* p = head.probabilities + i * head.t;
+    float* out = head.context + i * head.context_stride;
+    for (int64_t c = 0; c < head.dh; ++c) {
+      float sum = 0.0f;
+      for (int64_t j = 0; j < head.t; ++j) sum = std::fma(p[j], head.v[j * head.v_stride + c], sum);
+      out[c] = sum;
+    }
+  }
+}
+
+}  // namespace scalar
+
+namespace {
+
+// Below this many multiply-adds a pass is not worth waking a second thread for.
+constexpr int64_t kMinParallelWork = 1 << 16;
+
+using ScoresKernel = void (*)(const HeadScores&, float*);
+using ContextKernel = void (*)(const HeadContext&);
+
+ScoresKernel scores_kernel() {
+#if defined(__x86_64__)
+  if (active_isa() == Isa::kAvx512) return avx512::head_scores;
+  if (active_isa_runs_avx2()) return avx2::head_scores;
+#endif
+  return scalar::head_scores;
+}
+
+ContextKernel context_kernel() {
+#if defined(__x86_64__)
+  if (active_isa() == Isa::kAvx512) return avx512::head_context;
+  if (active_isa_runs_avx2()) return avx2::head_context;
+#endif
+  return scalar::head_context;
+}
+
+// Row r of a view's head (b, h).
+const float* row_of(const View4& view, int64_t b, int64_t h) {
+  return view.data + b * view.strides[0] + h * view.strides[1];
+}
+
+}  // namespace
+
+bool short_attention_available() {
+#if defined(__x86_64__)
+  return active_isa_runs_avx2();
+#else
+  return false;
+#endif
+}
+
+void short_attention_scores(const View4& q, const View4& k, float scale, const float* key_bias,
+                            float* scores) {
+  const int64_t heads = q.dims[1], t = q.dims[2], dh = q.dims[3], count = q.dims[0] * heads;
+  const ScoresKernel kernel = scores_kernel();
+  parallel_rows(count, count * t * t * dh, kMinParallelWork, [&](int64_t begin, int64_t end) {
+    thread_local std::vector<float> packed;
+    packed.assign(static_cast<size_t>(dh * short_attention_packed_width(t)), 0.0f);
+    for (int64_t head = begin; head < end; ++head) {
+      const int64_t b = head / heads, h = head % heads;
+      kernel({row_of(q, b, h), q.strides[2], row_of(k, b, h), k.strides[2], t, dh, scale,
+              key_bias ? key_bias + b * t : nullptr, scores + head * t * t},
+             packed.data());
+    }
+  });
+}
+
+void short_attention_context(const float* probabilities, const View4& v, const View4& context) {
+  const int64_t heads = v.dims[1], t = v.dims[2], dh = v.dims[3], count = v.dims[0] * heads;
+  const ContextKernel kernel = context_kernel();
+  parallel_rows(count, count * t * t * dh, kMinParallelWork, [&](int64_t begin, int64_t end) {
+    for (int64_t head = begin; head < end; ++head) {
+      const int64_t b = head / heads, h = head % heads;
+      kernel({probabilities + head * t * t, row_of(v, b, h), v.strides[2], t, dh,
+              const_cast<float*>(row_of(context, b, h)), context.strides[2]});
+    }
+  });
+}
+
+}  // namespace tinyenc

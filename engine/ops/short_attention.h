@@ -1,0 +1,76 @@
+// Attention's two products for short sequences, our own kernels: no oneDNN primitive to make per
+// (count, length) shape, of which a corpus meets hundreds, and no library call per product. On
+// AMD Zen 4, one thread, 12 heads of 64 (attention_bench BM_Context and BM_Scores, impl 2
+// against oneDNN's f32 gemm, impl 0): the context at 8, 19, 32 and 64 keys 5.8, 10.8, 20.5,
+// 66.6 -> 1.1, 5.3, 14.0, 57.5 us; the scores at 19, 32, 48, 64 keys 21.9, 28.3, 61.0, 96.1 ->
+// 15.7, 27.3, 45.8, 88.7 us, but at 8 keys 5.1 -> 6.3 (transposing k weighs more than the
+// product there) and at 128 keys 254 -> 307 (oneDNN's blocking wins): the attention layer uses
+// them up to 64 keys. Capped at AVX2 the context still leads (19 keys 9.9 -> 7.3 us) and the
+// scores trail from 32 keys (20.7 -> 24.7 us).
+//
+// Over strided views as ops::AttentionCore takes them (heads read in place in fused QKV rows, the
+// context written in place into [B, T, H, Dh]), for q, k, v of [B, H, T, Dh]:
+//   scores[b, h, i, j] = scale * s + key_bias[b, j]  (the bias only when given), with
+//     s = fma(q[i][Dh-1], k[j][Dh-1], ... fma(q[i][1], k[j][1], fma(q[i][0], k[j][0], 0)))
+//   context[b, h, i, c] = fma(p[i][T-1], v[T-1][c], ... fma(p[i][0], v[0][c], 0))
+// where p is [B, H, T, T] dense: each sum in order, one fused multiply-add a step. The scalar
+// functions are the specification; the AVX2 and AVX-512 ones agree with them bit for bit (each
+// vector lane is one output's sum). Heads are split among the OpenMP threads.
+#pragma once
+
+#include <cstdint>
+
+#include "engine/ops/view.h"
+
+namespace tinyenc {
+
+// Whether the short-attention kernels run here: on x86 with an AVX2 or wider active ISA (the
+// scalar specification is no faster than oneDNN elsewhere).
+bool short_attention_available();
+
+// scores is dense [B, H, T, T]; key_bias, when not null, dense [B, T] (a key padding mask).
+void short_attention_scores(const View4& q, const View4& k, float scale, const float* key_bias,
+                            float* scores);
+// context.data is written.
+void short_attention_context(const float* probabilities, const View4& v, const View4& context);
+
+// One head's products, in each ISA: q, k, v rows `*_stride` floats apart, t rows of dh values;
+// scores and probabilities dense [t, t]; key_bias [t] or null. `packed` is scratch for k
+// transposed: dh rows of short_attention_packed_width(t) floats, those past t zero (the vector
+// versions write the first t of each row).
+inline int64_t short_attention_packed_width(int64_t t) { return (t + 15) / 16 * 16; }
+struct HeadScores {
+  const float* q;
+  int64_t q_stride;
+  const float* k;
+  int64_t k_stride;
+  int64_t t, dh;
+  float scale;
+  const float* key_bias;
+  float* scores;
+};
+struct HeadContext {
+  const float* probabilities;
+  const float* v;
+  int64_t v_stride;
+  int64_t t, dh;
+  float* context;
+  int64_t context_stride;
+};
+
+namespace scalar {
+void head_scores(const HeadScores& head, float* packed);
+void head_context(const HeadContext& head);
+}  // namespace scalar
+
+namespace avx2 {
+void head_scores(const HeadScores& head, float* packed);
+void head_context(const HeadContext& head);
+}  // namespace avx2
+
+namespace avx512 {
+void head_scores(const HeadScores& head, float* packed);
+void head_context(const HeadContext& head);
+}  // namespace avx512
+
+}  // namespace tinyenc

@@ -1,0 +1,41 @@
+// AVX2 version of short_attention.h's head products, lane for lane the scalar specification;
+// compiled with -mavx2 -mfma, called only where the CPU has AVX2.
+#include <immintrin.h>
+
+#include "engine/ops/short_attention_impl.h"
+
+namespace tinyenc::avx2 {
+namespace {
+
+struct Lanes {
+  using Reg = __m256;
+  using Mask = __m256i;
+  static constexpr int kWidth = 8;
+  // 6 x 2 sums of each product, their two operands and a broadcast in 16 registers.
+  static constexpr int kScoreRows = 6, kScoreVectors = 2;
+  static constexpr int kContextRows = 6, kContextVectors = 2;
+  static Reg zero() { return _mm256_setzero_ps(); }
+  static Reg load(const float* p) { return _mm256_loadu_ps(p); }
+  static void store(float* p, Reg v) { _mm256_storeu_ps(p, v); }
+  static Reg set1(float x) { return _mm256_set1_ps(x); }
+  static Reg fmadd(Reg a, Reg b, Reg c) { return _mm256_fmadd_ps(a, b, c); }
+  static Reg mul(Reg a, Reg b) { return _mm256_mul_ps(a, b); }
+  static Reg add(Reg a, Reg b) { return _mm256_add_ps(a, b); }
+  // Lane k is set when k < n (0 <= n <= 8).
+  static Mask first_lanes(int64_t n) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)),
+                              _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  }
+  static Reg masked_load(const float* p, Mask m) { return _mm256_maskload_ps(p, m); }
+  static void masked_store(float* p, Mask m, Reg v) { _mm256_maskstore_ps(p, m, v); }
+};
+
+}  // namespace
+
+void head_scores(const HeadScores& head, float* packed) {
+  short_attention_impl::head_scores<Lanes>(head, packed);
+}
+
+void head_context(const HeadContext& head) { short_attention_impl::head_context<Lanes>(head); }
+
+}  // namespace tinyenc::avx2

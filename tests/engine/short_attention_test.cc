@@ -1,0 +1,212 @@
+// Attention's short-sequence products (ops/short_attention.h): the scalar specification against
+// double-precision sums worked here, each vector version against the scalar one bit for bit
+// (every tile, tail and the heads' strided layout of a fused QKV buffer), the key bias, nothing
+// written outside the scores or the context's own columns, and the threaded entry points equal
+// to the heads one by one.
+#include "engine/ops/short_attention.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "engine/isa.h"
+#include "tests/engine/linear_reference.h"
+
+namespace tinyenc {
+namespace {
+
+using testing::normal_values;
+
+uint32_t bits_of(float v) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return bits;
+}
+
+constexpr float kSentinel = 12345.0f;
+
+// b sequences of t rows in fused QKV layout [b, t, 3, h, dh], probabilities [b, h, t, t], a key
+// mask [b, t] and a context [b, t, h, dh + 3] (three columns past each row's heads that no product
+// may touch).
+struct Case {
+  int64_t b, h, t, dh;
+  std::vector<float> qkv, probabilities, key_bias;
+
+  Case(int64_t b_, int64_t h_, int64_t t_, int64_t dh_, uint32_t seed)
+      : b(b_),
+        h(h_),
+        t(t_),
+        dh(dh_),
+        qkv(normal_values(b * t * 3 * h * dh, 1.0f, seed)),
+        probabilities(normal_values(b * h * t * t, 0.5f, seed + 1)),
+        key_bias(normal_values(b * t, 2.0f, seed + 2)) {}
+  int64_t d() const { return h * dh; }
+  int64_t context_row() const { return d() + 3; }
+  View4 part(int64_t p) const {
+    return View4{qkv.data() + p * d(), {b, h, t, dh}, {t * 3 * d(), dh, 3 * d(), 1}};
+  }
+  View4 context(std::vector<float>& out) const {
+    return View4{out.data(), {b, h, t, dh}, {t * context_row(), dh, context_row(), 1}};
+  }
+  double at(int64_t p, int64_t bi, int64_t hi, int64_t ti, int64_t c) const {
+    return qkv[static_cast<size_t>(((bi * t + ti) * 3 + p) * d() + hi * dh + c)];
+  }
+  HeadScores head_scores(int64_t bi, int64_t hi, bool bias, float* scores) const {
+    const int64_t row = 3 * d();
+    return {qkv.data() + bi * t * row + hi * dh,
+            row,
+            qkv.data() + bi * t * row + d() + hi * dh,
+            row,
+            t,
+            dh,
+            0.125f,
+            bias ? key_bias.data() + bi * t : nullptr,
+            scores};
+  }
+  HeadContext head_context(int64_t bi, int64_t hi, float* out) const {
+    return {probabilities.data() + (bi * h + hi) * t * t,
+            qkv.data() + bi * t * 3 * d() + 2 * d() + hi * dh,
+            3 * d(),
+            t,
+            dh,
+            out + bi * t * context_row() + hi * dh,
+            context_row()};
+  }
+};
+
+TEST(ShortAttention, ScalarScoresAndContextAgainstDoubleSums) {
+  for (const bool bias : {false, true}) {
+    const Case c(2, 3, 7, 24, 11);
+    std::vector<float> scores(static_cast<size_t>(c.t * c.t));
+    std::vector<float> context(static_cast<size_t>(c.b * c.t * c.context_row()), kSentinel);
+    for (int64_t bi = 0; bi < c.b; ++bi) {
+      for (int64_t hi = 0; hi < c.h; ++hi) {
+        scalar::head_scores(c.head_scores(bi, hi, bias, scores.data()), nullptr);
+        scalar::head_context(c.head_context(bi, hi, context.data()));
+        for (int64_t i = 0; i < c.t; ++i) {
+          for (int64_t j = 0; j < c.t; ++j) {
+            double sum = 0.0, magnitude = 0.0;
+            for (int64_t k = 0; k < c.dh; ++k) {
+              sum += c.at(0, bi, hi, i, k) * c.at(1, bi, hi, j, k);
+              magnitude += std::fabs(c.at(0, bi, hi, i, k) * c.at(1, bi, hi, j, k));
+            }
+            const double expected = 0.125 * sum + (bias ? c.key_bias[bi * c.t + j] : 0.0);
+            ASSERT_NEAR(scores[i * c.t + j], expected, 1e-6 * (magnitude + 2.0)) << i << " " << j;
+          }
+          const float* p = c.probabilities.data() + ((bi * c.h + hi) * c.t + i) * c.t;
+          for (int64_t k = 0; k < c.dh; ++k) {
+            double sum = 0.0, magnitude = 0.0;
+            for (int64_t j = 0; j < c.t; ++j) {
+              sum += p[j] * c.at(2, bi, hi, j, k);
+              magnitude += std::fabs(p[j] * c.at(2, bi, hi, j, k));
+            }
+            ASSERT_NEAR(context[(bi * c.t + i) * c.context_row() + hi * c.dh + k], sum,
+                        1e-6 * magnitude + 1e-7);
+          }
+        }
+      }
+    }
+    // A worked value: one key, one value column, the scale and the bias by hand.
+    const Case one(1, 1, 1, 2, 5);
+    float score = 0.0f;
+    scalar::head_scores(one.head_scores(0, 0, bias, &score), nullptr);
+    const float dot = std::fma(float(one.at(0, 0, 0, 0, 1)), float(one.at(1, 0, 0, 0, 1)),
+                               float(one.at(0, 0, 0, 0, 0)) * float(one.at(1, 0, 0, 0, 0)));
+    EXPECT_EQ(score, 0.125f * dot + (bias ? one.key_bias[0] : 0.0f));
+  }
+}
+
+// The vector kernels against the scalar ones, bit for bit, over lengths and head sizes that
+// reach every tile shape and tail of both vector widths; the scores' buffer and the context's
+// columns past each head stay untouched.
+void expect_scalar_bits(void (*scores_kernel)(const HeadScores&, float*),
+                        void (*context_kernel)(const HeadContext&)) {
+  uint32_t seed = 100;
+  for (const int64_t dh : {1, 7, 8, 16, 17, 40, 64, 80}) {
+    for (const int64_t t : {1, 2, 5, 8, 9, 15, 16, 17, 19, 24, 31, 32, 33, 47, 64}) {
+      const Case c(2, 2, t, dh, ++seed);
+      std::vector<float> packed;
+      for (const bool bias : {false, true}) {
+        std::vector<float> expected(static_cast<size_t>(t * t + 16), kSentinel);
+        std::vector<float> actual = expected;
+        for (int64_t bi = 0; bi < c.b; ++bi) {
+          for (int64_t hi = 0; hi < c.h; ++hi) {
+            packed.assign(static_cast<size_t>(dh * short_attention_packed_width(t)), 0.0f);
+            scalar::head_scores(c.head_scores(bi, hi, bias, expected.data()), nullptr);
+            scores_kernel(c.head_scores(bi, hi, bias, actual.data()), packed.data());
+            for (size_t i = 0; i < expected.size(); ++i) {
+              ASSERT_EQ(bits_of(expected[i]), bits_of(actual[i]))
+                  << "scores, t " << t << ", dh " << dh << ", at " << i;
+            }
+          }
+        }
+      }
+      std::vector<float> expected(static_cast<size_t>(c.b * t * c.context_row()), kSentinel);
+      std::vector<float> actual = expected;
+      for (int64_t bi = 0; bi < c.b; ++bi) {
+        for (int64_t hi = 0; hi < c.h; ++hi) {
+          scalar::head_context(c.head_context(bi, hi, expected.data()));
+          context_kernel(c.head_context(bi, hi, actual.data()));
+        }
+      }
+      for (size_t i = 0; i < expected.size(); ++i) {
+        ASSERT_EQ(bits_of(expected[i]), bits_of(actual[i]))
+            << "context, t " << t << ", dh " << dh << ", at " << i;
+      }
+      for (int64_t row = 0; row < c.b * t; ++row) {
+        for (int64_t k = c.d(); k < c.context_row(); ++k) {
+          ASSERT_EQ(actual[row * c.context_row() + k], kSentinel) << row << " " << k;
+        }
+      }
+    }
+  }
+}
+
+TEST(ShortAttention, Avx2MatchesScalarExactly) {
+  if (!isa_supported(Isa::kAvx2)) GTEST_SKIP() << "AVX2 not supported on this CPU";
+  expect_scalar_bits(avx2::head_scores, avx2::head_context);
+}
+
+TEST(ShortAttention, Avx512MatchesScalarExactly) {
+  if (!isa_supported(Isa::kAvx512)) GTEST_SKIP() << "AVX-512 not supported on this CPU";
+  expect_scalar_bits(avx512::head_scores, avx512::head_context);
+}
+
+// The entry points (the active ISA's kernels, heads shared among the threads) give each head's
+// scalar result, bit for bit, with and without the key mask.
+TEST(ShortAttention, EntryPointsMatchHeadsOneByOne) {
+  if (!short_attention_available()) GTEST_SKIP() << "no short-attention kernel for this ISA";
+  const Case c(5, 4, 29, 64, 7);
+  for (const bool bias : {false, true}) {
+    std::vector<float> scores(static_cast<size_t>(c.b * c.h * c.t * c.t));
+    short_attention_scores(c.part(0), c.part(1), 0.125f, bias ? c.key_bias.data() : nullptr,
+                           scores.data());
+    std::vector<float> expected(static_cast<size_t>(c.t * c.t));
+    for (int64_t bi = 0; bi < c.b; ++bi) {
+      for (int64_t hi = 0; hi < c.h; ++hi) {
+        scalar::head_scores(c.head_scores(bi, hi, bias, expected.data()), nullptr);
+        const float* actual = scores.data() + (bi * c.h + hi) * c.t * c.t;
+        for (int64_t i = 0; i < c.t * c.t; ++i) {
+          ASSERT_EQ(bits_of(expected[i]), bits_of(actual[i])) << bi << " " << hi << " " << i;
+        }
+      }
+    }
+  }
+  std::vector<float> context(static_cast<size_t>(c.b * c.t * c.context_row()), kSentinel);
+  std::vector<float> expected = context;
+  short_attention_context(c.probabilities.data(), c.part(2), c.context(context));
+  for (int64_t bi = 0; bi < c.b; ++bi) {
+    for (int64_t hi = 0; hi < c.h; ++hi) {
+      scalar::head_context(c.head_context(bi, hi, expected.data()));
+    }
+  }
+  for (size_t i = 0; i < expected.size(); ++i) {
+    ASSERT_EQ(bits_of(expected[i]), bits_of(context[i])) << i;
+  }
+}
+
+}  // namespace
+}  // namespace tinyenc
