@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/ops/short_attention.h"
 #include "engine/ops/softmax_rows.h"
 
 namespace tinyenc {
@@ -72,14 +73,24 @@ void ScaledDotProductAttention::attend(const float* qkv, const uint16_t* q16, in
     return q16 ? View4Bf16{q16 + p * plane, {t * d, dh, d, 1}} : View4Bf16{};
   };
   float* scores = scores_->data();
-  core_.scores(heads_of(q), heads_of(k), 1.0f / std::sqrt(static_cast<float>(dh)), key_bias,
-               {b, 1, 1, t}, scores, heads16_of(0), heads16_of(1));
+  const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
+  const bool own = q16 == nullptr && t <= kMaxShortKeys && short_attention_available();
+  if (own) {
+    short_attention_scores(heads_of(q), heads_of(k), scale, key_bias, scores);
+  } else {
+    core_.scores(heads_of(q), heads_of(k), scale, key_bias, {b, 1, 1, t}, scores, heads16_of(0),
+                 heads16_of(1));
+  }
   position_encoding_->add_score_bias(scores, b, t);
   const int64_t rows = b * h * t;
   const View4 out{context, {b, h, t, dh}, {t * d, dh, d, 1}};
   softmax_rows(scores, rows, t, scores);
   if (probabilities) probabilities->emplace_back(scores, scores + rows * t);
-  core_.context(scores, heads_of(v), out, heads16_of(2));
+  if (own) {
+    short_attention_context(scores, heads_of(v), out);
+  } else {
+    core_.context(scores, heads_of(v), out, heads16_of(2));
+  }
 }
 
 }  // namespace tinyenc

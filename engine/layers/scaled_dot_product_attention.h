@@ -36,6 +36,8 @@ class ScaledDotProductAttention {
               float* context);
 
   static constexpr int64_t kMinBf16Keys = 32;
+  // Up to this many keys, f32 products run in tinyenc's own kernels (ops/short_attention.h).
+  static constexpr int64_t kMaxShortKeys = 64;
   int64_t heads_;
   int64_t head_dim_;
   const PositionEncoding* position_encoding_;
