@@ -45,9 +45,11 @@ constexpr int64_t kMinParallelWork = 1 << 16;
 using ScoresKernel = void (*)(const HeadScores&, float*);
 using ContextKernel = void (*)(const HeadContext&);
 
-ScoresKernel scores_kernel() {
+// Up to 8 keys the AVX2 tiles score under avx512 too (the same bits): sixteen lanes would leave
+// half of each vector empty (12 heads of 8 keys on AMD Zen 4: 6.3 -> 4.1 us).
+ScoresKernel scores_kernel(int64_t t) {
 #if defined(__x86_64__)
-  if (active_isa() == Isa::kAvx512) return avx512::head_scores;
+  if (active_isa() == Isa::kAvx512) return t <= 8 ? avx2::head_scores : avx512::head_scores;
   if (active_isa_runs_avx2()) return avx2::head_scores;
 #endif
   return scalar::head_scores;
@@ -79,7 +81,7 @@ bool short_attention_available() {
 void short_attention_scores(const View4& q, const View4& k, float scale, const float* key_bias,
                             float* scores) {
   const int64_t heads = q.dims[1], t = q.dims[2], dh = q.dims[3], count = q.dims[0] * heads;
-  const ScoresKernel kernel = scores_kernel();
+  const ScoresKernel kernel = scores_kernel(t);
   parallel_rows(count, count * t * t * dh, kMinParallelWork, [&](int64_t begin, int64_t end) {
     thread_local std::vector<float> packed;
     packed.assign(static_cast<size_t>(dh * short_attention_packed_width(t)), 0.0f);

@@ -1,12 +1,11 @@
 // Attention's two products for short sequences, our own kernels: no oneDNN primitive to make per
 // (count, length) shape, of which a corpus meets hundreds, and no library call per product. On
-// AMD Zen 4, one thread, 12 heads of 64 (attention_bench BM_Context and BM_Scores, impl 2
-// against oneDNN's f32 gemm, impl 0): the context at 8, 19, 32 and 64 keys 5.8, 10.8, 20.5,
-// 66.6 -> 1.1, 5.3, 14.0, 57.5 us; the scores at 19, 32, 48, 64 keys 21.9, 28.3, 61.0, 96.1 ->
-// 15.7, 27.3, 45.8, 88.7 us, but at 8 keys 5.1 -> 6.3 (transposing k weighs more than the
-// product there) and at 128 keys 254 -> 307 (oneDNN's blocking wins): the attention layer uses
-// them up to 64 keys. Capped at AVX2 the context still leads (19 keys 9.9 -> 7.3 us) and the
-// scores trail from 32 keys (20.7 -> 24.7 us).
+// AMD Zen 4, one thread, 12 heads of 64 (attention_bench BM_Scores and BM_Context, impl 2
+// against oneDNN's f32 gemm, impl 0): the scores at 8, 19, 32 and 64 keys 4.4, 22.2, 28.4, 98.3
+// -> 4.0, 13.3, 21.2, 71.9 us, the context 5.6, 10.5, 20.2, 66.2 -> 1.1, 5.4, 14.2, 56.1 us; at
+// 128 keys the scores 256 -> 283 us (oneDNN's blocking wins): the attention layer uses them up
+// to 64 keys. Capped at AVX2 the context still leads (19 keys 9.9 -> 7.3 us) and the scores
+// trail from 32 keys (20.7 -> 24.7 us).
 //
 // Over strided views as ops::AttentionCore takes them (heads read in place in fused QKV rows, the
 // context written in place into [B, T, H, Dh]), for q, k, v of [B, H, T, Dh]:
