@@ -74,7 +74,7 @@ void ScaledDotProductAttention::attend(const float* qkv, const uint16_t* q16, in
   };
   float* scores = scores_->data();
   const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
-  const bool own = q16 == nullptr && t <= kMaxShortKeys && short_attention_available();
+  const bool own = q16 == nullptr && t <= short_attention_max_keys();
   if (own) {
     short_attention_scores(heads_of(q), heads_of(k), scale, key_bias, scores);
   } else {

@@ -35,9 +35,10 @@ class ScaledDotProductAttention {
               const float* key_bias, std::vector<std::vector<float>>* probabilities,
               float* context);
 
+  // From kMinBf16Keys keys, bf16 and int8 models take the products with bf16 operands; below it,
+  // and in f32 models, those of up to short_attention_max_keys() keys run in tinyenc's own f32
+  // kernels (ops/short_attention.h), longer ones in oneDNN's.
   static constexpr int64_t kMinBf16Keys = 32;
-  // Up to this many keys, f32 products run in tinyenc's own kernels (ops/short_attention.h).
-  static constexpr int64_t kMaxShortKeys = 64;
   int64_t heads_;
   int64_t head_dim_;
   const PositionEncoding* position_encoding_;

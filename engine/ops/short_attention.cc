@@ -78,6 +78,11 @@ bool short_attention_available() {
 #endif
 }
 
+int64_t short_attention_max_keys() {
+  if (!short_attention_available()) return 0;
+  return active_isa() == Isa::kAvx512 ? 64 : 32;
+}
+
 void short_attention_scores(const View4& q, const View4& k, float scale, const float* key_bias,
                             float* scores) {
   const int64_t heads = q.dims[1], t = q.dims[2], dh = q.dims[3], count = q.dims[0] * heads;
