@@ -3,24 +3,17 @@
 #include <immintrin.h>
 
 #include "engine/ops/short_attention_impl.h"
+#include "engine/pe/vec_avx2.h"
 
 namespace tinyenc::avx2 {
 namespace {
 
-struct Lanes {
-  using Reg = __m256;
+// The PE kernels' eight-float lanes, with masks and this file's register tiles.
+struct Lanes : detail::VecAvx2 {
   using Mask = __m256i;
-  static constexpr int kWidth = 8;
   // 6 x 2 sums of each product, their two operands and a broadcast in 16 registers.
   static constexpr int kScoreRows = 6, kScoreVectors = 2;
   static constexpr int kContextRows = 6, kContextVectors = 2;
-  static Reg zero() { return _mm256_setzero_ps(); }
-  static Reg load(const float* p) { return _mm256_loadu_ps(p); }
-  static void store(float* p, Reg v) { _mm256_storeu_ps(p, v); }
-  static Reg set1(float x) { return _mm256_set1_ps(x); }
-  static Reg fmadd(Reg a, Reg b, Reg c) { return _mm256_fmadd_ps(a, b, c); }
-  static Reg mul(Reg a, Reg b) { return _mm256_mul_ps(a, b); }
-  static Reg add(Reg a, Reg b) { return _mm256_add_ps(a, b); }
   // Lane k is set when k < n (0 <= n <= 8).
   static Mask first_lanes(int64_t n) {
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)),

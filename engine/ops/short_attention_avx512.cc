@@ -4,24 +4,17 @@
 
 #include "engine/ops/lanes_avx512.h"
 #include "engine/ops/short_attention_impl.h"
+#include "engine/pe/vec_avx512.h"
 
 namespace tinyenc::avx512 {
 namespace {
 
-struct Lanes {
-  using Reg = __m512;
+// The PE kernels' sixteen-float lanes, with masks and this file's register tiles.
+struct Lanes : detail::VecAvx512 {
   using Mask = __mmask16;
-  static constexpr int kWidth = 16;
   // 4 x 2 score sums and 4 x 4 context sums (64 values of a head) in 32 registers.
   static constexpr int kScoreRows = 4, kScoreVectors = 2;
   static constexpr int kContextRows = 4, kContextVectors = 4;
-  static Reg zero() { return _mm512_setzero_ps(); }
-  static Reg load(const float* p) { return _mm512_loadu_ps(p); }
-  static void store(float* p, Reg v) { _mm512_storeu_ps(p, v); }
-  static Reg set1(float x) { return _mm512_set1_ps(x); }
-  static Reg fmadd(Reg a, Reg b, Reg c) { return _mm512_fmadd_ps(a, b, c); }
-  static Reg mul(Reg a, Reg b) { return _mm512_mul_ps(a, b); }
-  static Reg add(Reg a, Reg b) { return _mm512_add_ps(a, b); }
   static Mask first_lanes(int64_t n) { return avx512::first_lanes(n); }
   static Reg masked_load(const float* p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
   static void masked_store(float* p, Mask m, Reg v) { _mm512_mask_storeu_ps(p, m, v); }

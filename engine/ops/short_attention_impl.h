@@ -1,9 +1,10 @@
 // The vector kernels of short_attention.h, written once for a lane type V (short_attention_avx2.cc
-// and short_attention_avx512.cc instantiate them with their own flags). V provides Reg, kWidth,
-// zero, load, store, set1, fmadd, mul, add, Mask, first_lanes(n), masked_load(p, mask) (zeros
-// outside the mask), masked_store(p, mask, v), and the register tiles: kScoreRows x kScoreVectors
-// scores and kContextRows x kContextVectors context values, sized so that the sums, the loaded
-// operands and a broadcast stay in its registers.
+// and short_attention_avx512.cc instantiate them with their own flags). V is a lane type of
+// engine/pe/vec_<isa>.h (Reg, kWidth, zero, load, store, set1, fmadd, mul, add) with Mask,
+// first_lanes(n), masked_load(p, mask) (zeros outside the mask), masked_store(p, mask, v) and the
+// register tiles added: kScoreRows x kScoreVectors scores and kContextRows x kContextVectors
+// context values, sized so that the sums, the loaded operands and a broadcast stay in its
+// registers.
 //
 // Every lane computes one output's sum in the specification's order, so the result does not
 // depend on the tile: rows past the end are computed from the last row again and not stored, keys
