@@ -4,9 +4,10 @@
 // against oneDNN's f32 gemm, impl 0): the scores at 8, 19, 32 and 64 keys 4.4, 22.2, 28.4, 98.3
 // -> 4.0, 13.3, 21.2, 71.9 us, the context 5.6, 10.5, 20.2, 66.2 -> 1.1, 5.4, 14.2, 56.1 us; at
 // 128 keys the scores 256 -> 283 us (oneDNN's blocking wins). Capped at AVX2 the context still
-// leads (19 keys 9.9 -> 7.3 us) but the scores trail from 32 keys (20.7 -> 24.7 us); end to end
-// (`bench --config base --seq 32,48,64 --dtype f32`, AVX2 cap) base's attention at 64 keys took
-// 3.3 ms with them against 2.7 on oneDNN's. Hence short_attention_max_keys().
+// leads (19 keys 9.9 -> 7.3 us) but the scores trail from 32 keys (20.7 -> 24.7 us): in the
+// attention stage (`bench --config mini,base --seq 32,48,64 --dtype f32`, AVX2 cap) the context's
+// lead still outweighs that at 32 keys (mini 0.085-0.096 -> 0.072-0.075 ms), no longer beyond
+// (base at 64 keys 2.6-2.8 -> 3.3-3.4 ms). Hence short_attention_max_keys().
 //
 // Over strided views as ops::AttentionCore takes them (heads read in place in fused QKV rows, the
 // context written in place into [B, T, H, Dh]), for q, k, v of [B, H, T, Dh]:
@@ -27,8 +28,8 @@ namespace tinyenc {
 // Whether the short-attention kernels run here: on x86 with an AVX2 or wider active ISA (the
 // scalar specification is no faster than oneDNN elsewhere).
 bool short_attention_available();
-// The most keys for which they beat oneDNN's f32 products under the active ISA, measured above:
-// 64 under avx512, 32 under avx2; 0 where they are not available.
+// The most keys for which they beat oneDNN's f32 products under the active ISA (the attention
+// stage as measured above): 64 under avx512, 32 under avx2; 0 where they are not available.
 int64_t short_attention_max_keys();
 
 // scores is dense [B, H, T, T]; key_bias, when not null, dense [B, T] (a key padding mask).

@@ -46,8 +46,9 @@ void score_tile(const HeadScores& head, const float* packed, int64_t width, int6
 #pragma GCC unroll 16
     for (int v = 0; v < Vectors; ++v) sum[r][v] = V::zero();
   }
-  const float* column = packed + first_vector * V::kWidth;
-  for (int64_t c = 0; c < head.dh; ++c, column += width) {
+  const float* columns = packed + first_vector * V::kWidth;
+  for (int64_t c = 0; c < head.dh; ++c) {
+    const float* column = columns + c * width;
     Reg keys[Vectors];
 #pragma GCC unroll 16
     for (int v = 0; v < Vectors; ++v) keys[v] = V::load(column + v * V::kWidth);
@@ -120,8 +121,8 @@ void context_tile(const HeadContext& head, int64_t row, int64_t first_vector) {
 #pragma GCC unroll 16
     for (int v = 0; v < Vectors; ++v) sum[r][v] = V::zero();
   }
-  const float* values = head.v + first_vector * V::kWidth;
-  for (int64_t j = 0; j < head.t; ++j, values += head.v_stride) {
+  for (int64_t j = 0; j < head.t; ++j) {
+    const float* values = head.v + j * head.v_stride + first_vector * V::kWidth;
     Reg value[Vectors];
 #pragma GCC unroll 16
     for (int v = 0; v < Vectors; ++v) {

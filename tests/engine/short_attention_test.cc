@@ -109,7 +109,7 @@ TEST(ShortAttention, ScalarScoresAndContextAgainstDoubleSums) {
         }
       }
     }
-    // A worked value: one key, one value column, the scale and the bias by hand.
+    // A worked score: one query, one key of two values, the scale and the bias by hand.
     const Case one(1, 1, 1, 2, 5);
     float score = 0.0f;
     scalar::head_scores(one.head_scores(0, 0, bias, &score), nullptr);
@@ -125,7 +125,7 @@ TEST(ShortAttention, ScalarScoresAndContextAgainstDoubleSums) {
 void expect_scalar_bits(void (*scores_kernel)(const HeadScores&, float*),
                         void (*context_kernel)(const HeadContext&)) {
   uint32_t seed = 100;
-  for (const int64_t dh : {1, 7, 8, 16, 17, 40, 64, 80}) {
+  for (const int64_t dh : {1, 7, 8, 12, 16, 17, 32, 40, 48, 56, 64, 80}) {
     for (const int64_t t : {1, 2, 5, 8, 9, 15, 16, 17, 19, 24, 31, 32, 33, 47, 64}) {
       const Case c(2, 2, t, dh, ++seed);
       std::vector<float> packed;
@@ -210,6 +210,7 @@ void expect_entry_points_match(const Case& c) {
 TEST(ShortAttention, EntryPointsMatchHeadsOneByOne) {
   if (!short_attention_available()) GTEST_SKIP() << "no short-attention kernel for this ISA";
   for (const int64_t t : {6, 29}) expect_entry_points_match(Case(5, 4, t, 64, 7));
+  expect_entry_points_match(Case(3, 2, 23, 40, 8));
 }
 
 }  // namespace
