@@ -591,7 +591,7 @@ def main():
         ours = max(dtypes, key=lambda d: speed[("tinyenc", d, threads)])
         theirs = max(dtypes, key=lambda d: speed[("PyTorch", d, threads)])
         result["ratios"][f"best_tinyenc{threads}_over_best_pytorch{threads}"] = ratio(
-            ("tinyenc", ours, threads), ("PyTorch", theirs, threads), 2,
+            ("tinyenc", ours, threads), ("PyTorch", theirs, threads), 2.5,
             "each engine's fastest dtype: ")
     tinyenc_one = result["tinyenc"].get(dtypes[0], {}).get(threads_list[0], {})
     print(f"{bullet}padding waste: tinyenc {percent(tinyenc_one.get('padding_waste'))}, "
