@@ -126,8 +126,11 @@ void context_tile(const HeadContext& head, int64_t row, int64_t first_vector) {
     Reg value[Vectors];
 #pragma GCC unroll 16
     for (int v = 0; v < Vectors; ++v) {
-      value[v] = Tail ? V::masked_load(values + v * V::kWidth, inside[v])
-                      : V::load(values + v * V::kWidth);
+      if constexpr (Tail) {
+        value[v] = V::masked_load(values + v * V::kWidth, inside[v]);
+      } else {
+        value[v] = V::load(values + v * V::kWidth);
+      }
     }
 #pragma GCC unroll 16
     for (int r = 0; r < Rows; ++r) {
@@ -142,7 +145,7 @@ void context_tile(const HeadContext& head, int64_t row, int64_t first_vector) {
     float* out = head.context + (row + r) * head.context_stride + first_vector * V::kWidth;
 #pragma GCC unroll 16
     for (int v = 0; v < Vectors; ++v) {
-      if (Tail) {
+      if constexpr (Tail) {
         V::masked_store(out + v * V::kWidth, inside[v], sum[r][v]);
       } else {
         V::store(out + v * V::kWidth, sum[r][v]);
