@@ -1,5 +1,6 @@
 #include "engine/ops/attention.h"
 
+#include <deque>
 #include <string>
 #include <utility>
 
@@ -62,6 +63,9 @@ void AttentionCore::scores(const View4& q, const View4& k, float scale, const fl
       return type == bf16 ? desc_of(restrided(key.k_transposed, key.k16_transposed_strides), bf16)
                           : desc_of(key.k_transposed);
     };
+    // oneDNN 2.x's primitive_desc keeps a pointer to its op descriptor, read again by
+    // next_impl(): each one stays here while its primitive_desc is searched.
+    std::deque<dnnl::matmul::desc> descriptions;
     auto primitive_desc = [&](memory::data_type type, bool with_bias) {
       dnnl::primitive_attr attributes;
       attributes.set_output_scales(0, {scale});
@@ -70,8 +74,8 @@ void AttentionCore::scores(const View4& q, const View4& k, float scale, const fl
         post_ops.append_binary(dnnl::algorithm::binary_add, bias_desc);
         attributes.set_post_ops(post_ops);
       }
-      const dnnl::matmul::desc description(q_desc(type), k_desc(type), dst);
-      return dnnl::matmul::primitive_desc(description, attributes, engine);
+      descriptions.emplace_back(q_desc(type), k_desc(type), dst);
+      return dnnl::matmul::primitive_desc(descriptions.back(), attributes, engine);
     };
     // bf16 if asked for, with the bias fused, else added after; then the same in f32.
     ScoresPlan made;
@@ -145,11 +149,13 @@ void AttentionCore::context(const float* probabilities, const View4& v, const Vi
   ContextPlan& plan = context_.get(key, [&] {
     const dnnl::engine& engine = runtime_->engine;
     const memory::desc out_desc = desc_of(key.out);
+    std::deque<dnnl::matmul::desc> descriptions;  // kept while searched, as in scores()
     auto primitive_desc = [&](memory::data_type type) {
       const memory::desc src({v.dims[0], v.dims[1], out.dims[2], v.dims[2]}, type, tag::abcd);
       const memory::desc weights =
           type == bf16 ? desc_of(restrided(key.v, key.v16_strides), bf16) : desc_of(key.v);
-      return dnnl::matmul::primitive_desc(dnnl::matmul::desc(src, weights, out_desc), engine);
+      descriptions.emplace_back(src, weights, out_desc);
+      return dnnl::matmul::primitive_desc(descriptions.back(), engine);
     };
     ContextPlan made;
     dnnl::matmul::primitive_desc pd;

@@ -16,8 +16,10 @@ void LayerNorm::operator()(const float* src, int64_t rows, int64_t width, const 
     const auto flags = dnnl::normalization_flags::use_scale | dnnl::normalization_flags::use_shift;
     const dnnl::engine& engine = runtime_->engine;
     using LayerNormalization = dnnl::layer_normalization_forward;
-    LayerNormalization::primitive_desc pd(
-        LayerNormalization::desc(dnnl::prop_kind::forward_inference, data, epsilon, flags), engine);
+    // Named, not a temporary: the primitive_desc reads it again when searched (oneDNN 2.x).
+    const LayerNormalization::desc description(dnnl::prop_kind::forward_inference, data, epsilon,
+                                               flags);
+    LayerNormalization::primitive_desc pd(description, engine);
     require_implementation(
         pd, "a layer normalization of " + std::to_string(rows) + " x " + std::to_string(width));
     std::unordered_map<int, memory> args{
