@@ -3,7 +3,9 @@
 //
 //   BM_Scores/<impl>/<seq>      scale * q k^T over heads read in place from a fused QKV buffer:
 //                               impl 0 oneDNN in f32, 1 oneDNN from dense bf16 planes of q, k
-//                               and v, 2 tinyenc's short-attention kernel (short_attention.h)
+//                               and v (made once, outside the timing), 2 tinyenc's f32 kernel
+//                               (short_attention.h), 3 tinyenc's bf16 kernel
+//                               (bf16_attention.h: its rounding of q, k, v timed with it)
 //   BM_Softmax/<onednn>/<seq>   the softmax over the 12 x seq rows of seq scores, in place:
 //                               tinyenc's (softmax_rows.h) or oneDNN's primitive
 //   BM_ToBf16/<seq>             the probabilities rounded to bf16 for a bf16 context product
@@ -22,6 +24,7 @@
 
 #include "engine/dtype.h"
 #include "engine/ops/attention.h"
+#include "engine/ops/bf16_attention.h"
 #include "engine/ops/short_attention.h"
 #include "engine/ops/softmax_rows.h"
 #include "engine/ops/to_bf16.h"
@@ -51,7 +54,7 @@ View4Bf16 plane_heads(const uint16_t* planes, int64_t seq, int64_t p) {
   return View4Bf16{planes + p * seq * kModel, {seq * kModel, kHeadDim, kModel, 1}};
 }
 
-enum Impl { kOnednnF32, kOnednnBf16, kShort };
+enum Impl { kOnednnF32, kOnednnBf16, kShort, kOwnBf16 };
 
 bool skip_impl(benchmark::State& state) {
   if (state.range(0) == kOnednnBf16 && !tinyenc::cpu_features().avx512_bf16 &&
@@ -61,6 +64,10 @@ bool skip_impl(benchmark::State& state) {
   }
   if (state.range(0) == kShort && !tinyenc::short_attention_available()) {
     state.SkipWithError("no short-attention kernel for this ISA");
+    return true;
+  }
+  if (state.range(0) == kOwnBf16 && !tinyenc::bf16_attention_available()) {
+    state.SkipWithError("no bf16 attention kernel for this CPU and ISA");
     return true;
   }
   return false;
@@ -78,6 +85,13 @@ void BM_Scores(benchmark::State& state) {
   to_bf16.planes(qkv.data(), seq, 3, kModel, qkv16.data());
   std::vector<float> scores(static_cast<size_t>(kHeads * seq * seq));
   for (auto _ : state) {
+    if (state.range(0) == kOwnBf16) {
+      tinyenc::bf16_attention_scores(heads_of(qkv.data(), seq, 0),
+                                     heads_of(qkv.data(), seq, kModel), 0.125f, nullptr,
+                                     scores.data());
+      benchmark::ClobberMemory();
+      continue;
+    }
     if (state.range(0) == kShort) {
       tinyenc::short_attention_scores(heads_of(qkv.data(), seq, 0),
                                       heads_of(qkv.data(), seq, kModel), 0.125f, nullptr,
@@ -149,7 +163,10 @@ void BM_Context(benchmark::State& state) {
   std::vector<float> context(static_cast<size_t>(seq * kModel));
   const View4 out{context.data(), {1, kHeads, seq, kHeadDim}, {seq * kModel, kHeadDim, kModel, 1}};
   for (auto _ : state) {
-    if (state.range(0) == kShort) {
+    if (state.range(0) == kOwnBf16) {
+      tinyenc::bf16_attention_context(probabilities.data(), heads_of(qkv.data(), seq, 2 * kModel),
+                                      out);
+    } else if (state.range(0) == kShort) {
       tinyenc::short_attention_context(probabilities.data(), heads_of(qkv.data(), seq, 2 * kModel),
                                        out);
     } else {
@@ -167,11 +184,11 @@ void BM_Context(benchmark::State& state) {
 
 BENCHMARK(BM_Scores)
     ->ArgNames({"impl", "seq"})
-    ->ArgsProduct({{0, 1, 2}, {8, 19, 32, 48, 64, 128, 512}});
+    ->ArgsProduct({{0, 1, 2, 3}, {8, 19, 32, 48, 64, 128, 512}});
 BENCHMARK(BM_Softmax)->ArgNames({"onednn", "seq"})->ArgsProduct({{0, 1}, {16, 19, 32, 128, 512}});
 BENCHMARK(BM_ToBf16)->ArgName("seq")->Arg(32)->Arg(128)->Arg(512);
 BENCHMARK(BM_Context)
     ->ArgNames({"impl", "seq"})
-    ->ArgsProduct({{0, 1, 2}, {8, 19, 32, 48, 64, 128, 512}});
+    ->ArgsProduct({{0, 1, 2, 3}, {8, 19, 32, 48, 64, 128, 512}});
 
 BENCHMARK_MAIN();

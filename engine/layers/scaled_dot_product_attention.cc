@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/isa.h"
+#include "engine/ops/bf16_attention.h"
 #include "engine/ops/short_attention.h"
 #include "engine/ops/softmax_rows.h"
 
@@ -18,6 +20,7 @@ ScaledDotProductAttention::ScaledDotProductAttention(Runtime& runtime, int64_t h
       scores_(&scores),
       core_(runtime),
       bf16_products_(bf16_products),
+      own_bf16_(bf16_products && bf16_attention_available() && !cpuid_features().amx_bf16),
       to_bf16_(runtime) {}
 
 void ScaledDotProductAttention::operator()(float* qkv, const Batch& batch, float* context) {
@@ -28,37 +31,40 @@ void ScaledDotProductAttention::operator()(float* qkv, const Batch& batch, float
   // Below kMinBf16Keys keys the products are too small for bf16 to pay for its conversions (at 8
   // keys, base's attention took 1.5x as long with them; from 32 keys it took 0.75x).
   const auto in_bf16 = [&](int64_t keys) { return bf16_products_ && keys >= kMinBf16Keys; };
-  bool any_in_bf16 = in_bf16(batch.seq);
+  // oneDNN's bf16 products read q, k and v from bf16 copies made here; our own kernels round
+  // each head as they pack it.
+  const auto from_planes = [&](int64_t keys) { return in_bf16(keys) && !own_bf16_; };
+  bool any_from_planes = from_planes(batch.seq);
   if (batch.runs) {
-    any_in_bf16 = std::any_of(batch.runs->begin(), batch.runs->end(),
-                              [&](const SequenceRun& run) { return in_bf16(run.length); });
+    any_from_planes = std::any_of(batch.runs->begin(), batch.runs->end(),
+                                  [&](const SequenceRun& run) { return from_planes(run.length); });
   }
-  // In bf16, q, k and v become three dense planes [3, tokens, d]: oneDNN 2.6 multiplies strided
-  // bf16 heads with its gemm:jit, dense ones with its brgemm kernels (on AMX, 12 heads of 128
-  // keys: q k^T 1118 -> 43 us, the context 106 -> 41 us).
+  // The copies are three dense planes [3, tokens, d]: oneDNN 2.6 multiplies strided bf16 heads
+  // with its gemm:jit, dense ones with its brgemm kernels (on AMX, 12 heads of 128 keys: q k^T
+  // 1118 -> 43 us, the context 106 -> 41 us).
   const int64_t tokens = batch.tokens();
   uint16_t* qkv16 = nullptr;
-  if (any_in_bf16) {
+  if (any_from_planes) {
     const int64_t count = tokens * 3 * d;
     qkv16_.reserve(static_cast<size_t>(count + 1) / 2);
     qkv16 = reinterpret_cast<uint16_t*>(qkv16_.data());
     to_bf16_.planes(qkv, tokens, 3, d, qkv16);
   }
   if (batch.runs == nullptr) {
-    attend(qkv, in_bf16(batch.seq) ? qkv16 : nullptr, tokens * d, batch.batch, batch.seq,
-           batch.key_bias, batch.attention_probabilities, context);
+    attend(qkv, in_bf16(batch.seq), from_planes(batch.seq) ? qkv16 : nullptr, tokens * d,
+           batch.batch, batch.seq, batch.key_bias, batch.attention_probabilities, context);
     return;
   }
   // Packed: each run of equal-length sequences is a padding-free batch of its own.
   for (const SequenceRun& run : *batch.runs) {
-    attend(qkv + run.first_row * 3 * d, in_bf16(run.length) ? qkv16 + run.first_row * d : nullptr,
-           tokens * d, run.count, run.length, nullptr, batch.attention_probabilities,
-           context + run.first_row * d);
+    attend(qkv + run.first_row * 3 * d, in_bf16(run.length),
+           from_planes(run.length) ? qkv16 + run.first_row * d : nullptr, tokens * d, run.count,
+           run.length, nullptr, batch.attention_probabilities, context + run.first_row * d);
   }
 }
 
-void ScaledDotProductAttention::attend(const float* qkv, const uint16_t* q16, int64_t plane,
-                                       int64_t b, int64_t t, const float* key_bias,
+void ScaledDotProductAttention::attend(const float* qkv, bool bf16, const uint16_t* q16,
+                                       int64_t plane, int64_t b, int64_t t, const float* key_bias,
                                        std::vector<std::vector<float>>* probabilities,
                                        float* context) {
   const int64_t h = heads_, dh = head_dim_, d = h * dh;
@@ -74,8 +80,10 @@ void ScaledDotProductAttention::attend(const float* qkv, const uint16_t* q16, in
   };
   float* scores = scores_->data();
   const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
-  const bool own = q16 == nullptr && t <= short_attention_max_keys();
-  if (own) {
+  const bool own_bf16 = bf16 && own_bf16_, own_f32 = !bf16 && t <= short_attention_max_keys();
+  if (own_bf16) {
+    bf16_attention_scores(heads_of(q), heads_of(k), scale, key_bias, scores);
+  } else if (own_f32) {
     short_attention_scores(heads_of(q), heads_of(k), scale, key_bias, scores);
   } else {
     core_.scores(heads_of(q), heads_of(k), scale, key_bias, {b, 1, 1, t}, scores, heads16_of(0),
@@ -86,7 +94,9 @@ void ScaledDotProductAttention::attend(const float* qkv, const uint16_t* q16, in
   const View4 out{context, {b, h, t, dh}, {t * d, dh, d, 1}};
   softmax_rows(scores, rows, t, scores);
   if (probabilities) probabilities->emplace_back(scores, scores + rows * t);
-  if (own) {
+  if (own_bf16) {
+    bf16_attention_context(scores, heads_of(v), out);
+  } else if (own_f32) {
     short_attention_context(scores, heads_of(v), out);
   } else {
     core_.context(scores, heads_of(v), out, heads16_of(2));

@@ -29,15 +29,18 @@ class ScaledDotProductAttention {
  private:
   // Attention over b sequences of t rows each, laid end to end from qkv (q and k already
   // rotated); key_bias as AttentionCore::scores takes a [b, 1, 1, t] mask.
-  // q16: the same rows' q in bf16, dense [b * t, d], with k and v `plane` elements apart after
-  // it; or null.
-  void attend(const float* qkv, const uint16_t* q16, int64_t plane, int64_t b, int64_t t,
+  // bf16: the products take bf16 operands, in our own kernels (own_bf16_) or in oneDNN's from
+  // q16: the same rows' q in bf16, dense [b * t, d], with k and v `plane` elements apart after it
+  // (null otherwise).
+  void attend(const float* qkv, bool bf16, const uint16_t* q16, int64_t plane, int64_t b, int64_t t,
               const float* key_bias, std::vector<std::vector<float>>* probabilities,
               float* context);
 
-  // From kMinBf16Keys keys, bf16 and int8 models take the products with bf16 operands; below it,
-  // and in f32 models, those of up to short_attention_max_keys() keys run in tinyenc's own f32
-  // kernels (ops/short_attention.h), longer ones in oneDNN's.
+  // From kMinBf16Keys keys, bf16 and int8 models take the products with bf16 operands: in
+  // tinyenc's own kernels (ops/bf16_attention.h) on a CPU with AVX512_BF16 and without AMX,
+  // whose tiles oneDNN's brgemm kernels use; in those of oneDNN elsewhere. Below it, and in f32
+  // models, those of up to short_attention_max_keys() keys run in tinyenc's own f32 kernels
+  // (ops/short_attention.h), longer ones in oneDNN's.
   static constexpr int64_t kMinBf16Keys = 32;
   int64_t heads_;
   int64_t head_dim_;
@@ -45,6 +48,7 @@ class ScaledDotProductAttention {
   AlignedBuffer* scores_;
   ops::AttentionCore core_;
   bool bf16_products_;
+  bool own_bf16_;  // bf16 products in ops/bf16_attention.h's kernels
   ops::ToBf16 to_bf16_;
   AlignedBuffer qkv16_;  // bf16_products: q, k and v in bf16, as three planes [3, tokens, d]
 };
