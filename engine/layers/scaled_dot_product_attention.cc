@@ -92,6 +92,11 @@ void ScaledDotProductAttention::attend(const float* qkv, bool bf16, const uint16
   position_encoding_->add_score_bias(scores, b, t);
   const int64_t rows = b * h * t;
   const View4 out{context, {b, h, t, dh}, {t * d, dh, d, 1}};
+  if (own_bf16 && probabilities == nullptr) {
+    // The softmax row by row inside the product, each row rounded to bf16 while in cache.
+    bf16_attention_softmax_context(scores, heads_of(v), out);
+    return;
+  }
   softmax_rows(scores, rows, t, scores);
   if (probabilities) probabilities->emplace_back(scores, scores + rows * t);
   if (own_bf16) {

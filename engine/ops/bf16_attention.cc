@@ -41,23 +41,36 @@ void bf16_attention_scores(const View4& q, const View4& k, float scale, const fl
   });
 }
 
-void bf16_attention_context(const float* probabilities, const View4& v, const View4& context) {
+namespace {
+
+void contexts(const float* rows, avx512_bf16::Rows kind, const View4& v, const View4& context) {
   const int64_t heads = v.dims[1], t = v.dims[2], dh = v.dims[3], count = v.dims[0] * heads;
   parallel_rows(count, count * t * t * dh, kMinParallelWork, [&](int64_t begin, int64_t end) {
     avx512_bf16::Scratch& scratch = *avx512_bf16::thread_scratch();
     for (int64_t head = begin; head < end; ++head) {
       const int64_t b = head / heads, h = head % heads;
-      avx512_bf16::head_context({probabilities + head * t * t, row_of(v, b, h), v.strides[2], t, dh,
+      avx512_bf16::head_context({rows + head * t * t, row_of(v, b, h), v.strides[2], t, dh,
                                  const_cast<float*>(row_of(context, b, h)), context.strides[2]},
-                                scratch);
+                                kind, scratch);
     }
   });
+}
+
+}  // namespace
+
+void bf16_attention_context(const float* probabilities, const View4& v, const View4& context) {
+  contexts(probabilities, avx512_bf16::Rows::kProbabilities, v, context);
+}
+
+void bf16_attention_softmax_context(const float* scores, const View4& v, const View4& context) {
+  contexts(scores, avx512_bf16::Rows::kScores, v, context);
 }
 
 #else
 
 void bf16_attention_scores(const View4&, const View4&, float, const float*, float*) {}
 void bf16_attention_context(const float*, const View4&, const View4&) {}
+void bf16_attention_softmax_context(const float*, const View4&, const View4&) {}
 
 #endif
 

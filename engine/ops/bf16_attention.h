@@ -34,13 +34,18 @@ bool bf16_attention_available();
 void bf16_attention_scores(const View4& q, const View4& k, float scale, const float* key_bias,
                            float* scores);
 void bf16_attention_context(const float* probabilities, const View4& v, const View4& context);
+// softmax_rows(scores) (bit for bit) and then bf16_attention_context, the probabilities rounded
+// as each row is made, in cache: they are not stored, and scores stays as it was.
+void bf16_attention_softmax_context(const float* scores, const View4& v, const View4& context);
 
 // One head's products: the scratch is the thread's, grown as needed.
 namespace avx512_bf16 {
 struct Scratch;
 Scratch* thread_scratch();
 void head_scores(const HeadScores& head, Scratch& scratch);
-void head_context(const HeadContext& head, Scratch& scratch);
+// What head.probabilities holds: the probabilities, or the scores they are the softmax of.
+enum class Rows { kProbabilities, kScores };
+void head_context(const HeadContext& head, Rows rows, Scratch& scratch);
 }  // namespace avx512_bf16
 
 }  // namespace tinyenc

@@ -18,6 +18,7 @@
 #include "engine/ops/bf16_attention.h"
 #include "engine/ops/lanes_avx512.h"
 #include "engine/ops/short_attention_impl.h"
+#include "engine/ops/softmax_rows.h"
 
 namespace tinyenc::avx512_bf16 {
 
@@ -25,6 +26,7 @@ struct Scratch {
   std::vector<uint32_t> rows;    // q's or the probabilities' rows as bf16 pairs
   std::vector<uint32_t> packed;  // k transposed, or v, as bf16 pairs
   std::vector<uint32_t> block;   // sixteen keys' pairs, before they are transposed
+  std::vector<float> row;        // one row of probabilities, before it is paired
 };
 
 Scratch* thread_scratch() {
@@ -171,13 +173,22 @@ void context_tile(const HeadContext& head, const TileOperands& in, int64_t row,
   }
 }
 
-// t rows of n floats, `stride` apart, as [t][(n + 1) / 2] words of bf16 pairs (scratch.rows).
-const uint32_t* rows_as_pairs(const float* rows, int64_t stride, int64_t t, int64_t n,
+// t rows of n floats, `stride` apart, as [t][(n + 1) / 2] words of bf16 pairs (scratch.rows);
+// with `softmax`, each row's softmax (softmax_rows.h's AVX-512 row, in the thread's cache).
+const uint32_t* rows_as_pairs(const float* rows, int64_t stride, int64_t t, int64_t n, bool softmax,
                               Scratch& scratch) {
   const int64_t pairs = (n + 1) / 2;
   scratch.rows.resize(static_cast<size_t>(t * pairs + 16));
+  if (softmax) scratch.row.resize(static_cast<size_t>(n));
   uint32_t* words = scratch.rows.data();
-  for (int64_t i = 0; i < t; ++i) pairs_of(rows + i * stride, n, words + i * pairs);
+  for (int64_t i = 0; i < t; ++i) {
+    const float* row = rows + i * stride;
+    if (softmax) {
+      avx512::softmax_row(row, n, scratch.row.data());
+      row = scratch.row.data();
+    }
+    pairs_of(row, n, words + i * pairs);
+  }
   return words;
 }
 
@@ -188,7 +199,7 @@ constexpr int kContextRows = 4, kContextVectors = 4;
 
 void head_scores(const HeadScores& head, Scratch& scratch) {
   const int64_t pairs = (head.dh + 1) / 2, vectors = (head.t + 15) / 16, width = vectors * 16;
-  const uint32_t* queries = rows_as_pairs(head.q, head.q_stride, head.t, head.dh, scratch);
+  const uint32_t* queries = rows_as_pairs(head.q, head.q_stride, head.t, head.dh, false, scratch);
   scratch.packed.resize(static_cast<size_t>(pairs * width + 16));
   uint32_t* keys = scratch.packed.data();
   // k transposed: key j's pairs become column j (sixteen keys at a time, their pairs transposed
@@ -220,10 +231,10 @@ void head_scores(const HeadScores& head, Scratch& scratch) {
   }
 }
 
-void head_context(const HeadContext& head, Scratch& scratch) {
+void head_context(const HeadContext& head, Rows rows, Scratch& scratch) {
   const int64_t pairs = (head.t + 1) / 2, vectors = (head.dh + 15) / 16, width = vectors * 16;
   const uint32_t* probabilities =
-      rows_as_pairs(head.probabilities, head.t, head.t, head.t, scratch);
+      rows_as_pairs(head.probabilities, head.t, head.t, head.t, rows == Rows::kScores, scratch);
   scratch.packed.resize(static_cast<size_t>(pairs * width + 16));
   uint32_t* values = scratch.packed.data();
   // v as pairs of rows: word (m, c) = (v[2m][c], v[2m + 1][c]); past dh, and for the missing row

@@ -3,7 +3,8 @@
 // nearest, ties to even) here, within a few f32 roundings of the sum of the terms' magnitudes,
 // over lengths and head sizes that reach every tile, tail and odd count; the key bias; nothing
 // written outside the scores or the context's own columns; worked values that only a rounding to
-// nearest even gives; and the threaded entry points equal to the heads one by one. On a CPU
+// nearest even gives; the threaded entry points equal to the heads one by one, and the context
+// taken from the scores equal to the softmax and the context taken in turn. On a CPU
 // without AVX512_BF16 (or with TINYENC_ISA below avx512) the kernels do not run: the tests say so.
 #include "engine/ops/bf16_attention.h"
 
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "engine/bf16.h"
+#include "engine/ops/softmax_rows.h"
 #include "tests/engine/attention_case.h"
 
 namespace tinyenc {
@@ -22,6 +24,7 @@ namespace {
 using testing::AttentionCase;
 using testing::bits_of;
 using testing::kSentinel;
+constexpr avx512_bf16::Rows kProbabilities = avx512_bf16::Rows::kProbabilities;
 
 double rounded(double value) { return f32_from_bf16(bf16_from_f32(static_cast<float>(value))); }
 
@@ -42,7 +45,7 @@ void expect_heads_near_double_sums(const AttentionCase& c, bool bias) {
     for (int64_t hi = 0; hi < c.h; ++hi) {
       std::fill(scores.begin(), scores.end(), kSentinel);
       avx512_bf16::head_scores(c.head_scores(bi, hi, bias, scores.data()), scratch);
-      avx512_bf16::head_context(c.head_context(bi, hi, context.data()), scratch);
+      avx512_bf16::head_context(c.head_context(bi, hi, context.data()), kProbabilities, scratch);
       for (int64_t i = 0; i < c.t; ++i) {
         for (int64_t j = 0; j < c.t; ++j) {
           double sum = 0.0, magnitude = 0.0;
@@ -112,7 +115,7 @@ TEST(Bf16Attention, OperandsRoundToNearestEven) {
   const float p[4] = {high_tie, low_tie, 0.0f, 0.0f};
   const float v[2] = {low_tie, 4.0f};
   float out[4] = {-1.0f, kSentinel, -1.0f, kSentinel};
-  avx512_bf16::head_context({p, v, 1, 2, 1, out, 2}, scratch);
+  avx512_bf16::head_context({p, v, 1, 2, 1, out, 2}, kProbabilities, scratch);
   EXPECT_EQ(out[0], 5.015625f);
   EXPECT_EQ(out[2], 0.0f);
   EXPECT_EQ(out[1], kSentinel);
@@ -145,12 +148,34 @@ TEST(Bf16Attention, EntryPointsMatchHeadsOneByOne) {
     bf16_attention_context(c.probabilities.data(), c.part(2), c.context(context));
     for (int64_t bi = 0; bi < c.b; ++bi) {
       for (int64_t hi = 0; hi < c.h; ++hi) {
-        avx512_bf16::head_context(c.head_context(bi, hi, expected.data()), scratch);
+        avx512_bf16::head_context(c.head_context(bi, hi, expected.data()), kProbabilities, scratch);
       }
     }
     for (size_t i = 0; i < expected.size(); ++i) {
       ASSERT_EQ(bits_of(expected[i]), bits_of(context[i])) << i;
     }
+  }
+}
+
+// From the scores, the softmax taken row by row on the way: the context of softmax_rows' output,
+// bit for bit, with the scores left as they were (a key masked with -10000 included).
+TEST(Bf16Attention, SoftmaxContextMatchesSoftmaxThenContext) {
+  SKIP_WITHOUT_KERNELS();
+  for (const int64_t t : {1, 7, 33, 130}) {
+    const AttentionCase c(2, 3, t, 40, 17);
+    std::vector<float> scores = testing::normal_values(c.b * c.h * t * t, 3.0f, 18);
+    scores[static_cast<size_t>(t - 1)] = -10000.0f;
+    const std::vector<float> given = scores;
+    std::vector<float> probabilities(scores.size());
+    softmax_rows(scores.data(), c.b * c.h * t, t, probabilities.data());
+    std::vector<float> expected(static_cast<size_t>(c.b * t * c.context_row()), kSentinel);
+    std::vector<float> actual = expected;
+    bf16_attention_context(probabilities.data(), c.part(2), c.context(expected));
+    bf16_attention_softmax_context(scores.data(), c.part(2), c.context(actual));
+    for (size_t i = 0; i < expected.size(); ++i) {
+      ASSERT_EQ(bits_of(expected[i]), bits_of(actual[i])) << "t " << t << ", at " << i;
+    }
+    for (size_t i = 0; i < scores.size(); ++i) ASSERT_EQ(bits_of(scores[i]), bits_of(given[i]));
   }
 }
 
