@@ -81,6 +81,12 @@ void ScaledDotProductAttention::attend(const float* qkv, bool bf16, const uint16
   float* scores = scores_->data();
   const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
   const bool own_bf16 = bf16 && own_bf16_, own_f32 = !bf16 && t <= short_attention_max_keys();
+  if (own_bf16 && probabilities == nullptr && !position_encoding_->adds_score_bias()) {
+    // Scores, softmax and context a block of query rows at a time: no scores leave the cache.
+    bf16_attention(heads_of(q), heads_of(k), heads_of(v), scale, key_bias,
+                   {context, {b, h, t, dh}, {t * d, dh, d, 1}});
+    return;
+  }
   if (own_bf16) {
     bf16_attention_scores(heads_of(q), heads_of(k), scale, key_bias, scores);
   } else if (own_f32) {

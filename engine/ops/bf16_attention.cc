@@ -66,11 +66,28 @@ void bf16_attention_softmax_context(const float* scores, const View4& v, const V
   contexts(scores, avx512_bf16::Rows::kScores, v, context);
 }
 
+void bf16_attention(const View4& q, const View4& k, const View4& v, float scale,
+                    const float* key_bias, const View4& context) {
+  const int64_t heads = q.dims[1], t = q.dims[2], dh = q.dims[3], count = q.dims[0] * heads;
+  parallel_rows(count, 2 * count * t * t * dh, kMinParallelWork, [&](int64_t begin, int64_t end) {
+    avx512_bf16::Scratch& scratch = *avx512_bf16::thread_scratch();
+    for (int64_t head = begin; head < end; ++head) {
+      const int64_t b = head / heads, h = head % heads;
+      avx512_bf16::head_attention({row_of(q, b, h), q.strides[2], row_of(k, b, h), k.strides[2], t,
+                                   dh, scale, key_bias ? key_bias + b * t : nullptr, nullptr},
+                                  {nullptr, row_of(v, b, h), v.strides[2], t, dh,
+                                   const_cast<float*>(row_of(context, b, h)), context.strides[2]},
+                                  scratch);
+    }
+  });
+}
+
 #else
 
 void bf16_attention_scores(const View4&, const View4&, float, const float*, float*) {}
 void bf16_attention_context(const float*, const View4&, const View4&) {}
 void bf16_attention_softmax_context(const float*, const View4&, const View4&) {}
+void bf16_attention(const View4&, const View4&, const View4&, float, const float*, const View4&) {}
 
 #endif
 

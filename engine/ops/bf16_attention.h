@@ -37,6 +37,10 @@ void bf16_attention_context(const float* probabilities, const View4& v, const Vi
 // softmax_rows(scores) (bit for bit) and then bf16_attention_context, the probabilities rounded
 // as each row is made, in cache: they are not stored, and scores stays as it was.
 void bf16_attention_softmax_context(const float* scores, const View4& v, const View4& context);
+// All three in turn (bit for bit), head by head and a block of query rows at a time, so that a
+// block's scores never leave the core's cache: nothing is stored but the context.
+void bf16_attention(const View4& q, const View4& k, const View4& v, float scale,
+                    const float* key_bias, const View4& context);
 
 // One head's products: the scratch is the thread's, grown as needed.
 namespace avx512_bf16 {
@@ -46,6 +50,8 @@ void head_scores(const HeadScores& head, Scratch& scratch);
 // What head.probabilities holds: the probabilities, or the scores they are the softmax of.
 enum class Rows { kProbabilities, kScores };
 void head_context(const HeadContext& head, Rows rows, Scratch& scratch);
+// Both, with the softmax between, for one head: scores.scores and context.probabilities unused.
+void head_attention(const HeadScores& scores, const HeadContext& context, Scratch& scratch);
 }  // namespace avx512_bf16
 
 }  // namespace tinyenc

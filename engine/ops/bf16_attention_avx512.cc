@@ -23,10 +23,13 @@
 namespace tinyenc::avx512_bf16 {
 
 struct Scratch {
-  std::vector<uint32_t> rows;    // q's or the probabilities' rows as bf16 pairs
-  std::vector<uint32_t> packed;  // k transposed, or v, as bf16 pairs
-  std::vector<uint32_t> block;   // sixteen keys' pairs, before they are transposed
-  std::vector<float> row;        // one row of probabilities, before it is paired
+  std::vector<uint32_t> queries;        // q's rows as bf16 pairs
+  std::vector<uint32_t> keys;           // k transposed, as bf16 pairs
+  std::vector<uint32_t> values;         // v, as bf16 pairs of rows
+  std::vector<uint32_t> probabilities;  // the probabilities' rows as bf16 pairs
+  std::vector<uint32_t> staging;        // sixteen keys' pairs, before they are transposed
+  std::vector<float> scores;            // a block of query rows' scores (fused attention)
+  std::vector<float> row;               // one row of probabilities, before it is paired
 };
 
 Scratch* thread_scratch() {
@@ -130,8 +133,11 @@ __attribute__((always_inline)) inline void tile_sums(const TileOperands& in, int
   }
 }
 
+// Rows `row`.. of in.left (in.t of them) against keys from 16 first_vector on; row r's scores at
+// scores + r * head.t.
 template <int Rows, int Vectors>
-void score_tile(const HeadScores& head, const TileOperands& in, int64_t row, int64_t first_vector) {
+void score_tile(const HeadScores& head, const TileOperands& in, int64_t row, int64_t first_vector,
+                float* scores) {
   __m512 sum[Rows][Vectors];
   tile_sums<Rows, Vectors>(in, row, first_vector * 16, sum);
   const __m512 scale = _mm512_set1_ps(head.scale);
@@ -143,10 +149,10 @@ void score_tile(const HeadScores& head, const TileOperands& in, int64_t row, int
     if (head.key_bias) bias = _mm512_maskz_loadu_ps(inside, head.key_bias + key);
 #pragma GCC unroll 16
     for (int r = 0; r < Rows; ++r) {
-      if (row + r >= head.t) continue;
+      if (row + r >= in.t) continue;
       __m512 score = _mm512_mul_ps(sum[r][v], scale);
       if (head.key_bias) score = _mm512_add_ps(score, bias);
-      _mm512_mask_storeu_ps(head.scores + (row + r) * head.t + key, inside, score);
+      _mm512_mask_storeu_ps(scores + (row + r) * head.t + key, inside, score);
     }
   }
 }
@@ -173,14 +179,14 @@ void context_tile(const HeadContext& head, const TileOperands& in, int64_t row,
   }
 }
 
-// t rows of n floats, `stride` apart, as [t][(n + 1) / 2] words of bf16 pairs (scratch.rows);
-// with `softmax`, each row's softmax (softmax_rows.h's AVX-512 row, in the thread's cache).
+// t rows of n floats, `stride` apart, as [t][(n + 1) / 2] words of bf16 pairs in `to`; with
+// `softmax`, each row's softmax (softmax_rows.h's AVX-512 row, in the thread's cache).
 const uint32_t* rows_as_pairs(const float* rows, int64_t stride, int64_t t, int64_t n, bool softmax,
-                              Scratch& scratch) {
+                              std::vector<uint32_t>& to, Scratch& scratch) {
   const int64_t pairs = (n + 1) / 2;
-  scratch.rows.resize(static_cast<size_t>(t * pairs + 16));
+  to.resize(static_cast<size_t>(t * pairs + 16));
   if (softmax) scratch.row.resize(static_cast<size_t>(n));
-  uint32_t* words = scratch.rows.data();
+  uint32_t* words = to.data();
   for (int64_t i = 0; i < t; ++i) {
     const float* row = rows + i * stride;
     if (softmax) {
@@ -192,53 +198,39 @@ const uint32_t* rows_as_pairs(const float* rows, int64_t stride, int64_t t, int6
   return words;
 }
 
-constexpr int kScoreRows = 4, kScoreVectors = 4;
-constexpr int kContextRows = 4, kContextVectors = 4;
-
-}  // namespace
-
-void head_scores(const HeadScores& head, Scratch& scratch) {
-  const int64_t pairs = (head.dh + 1) / 2, vectors = (head.t + 15) / 16, width = vectors * 16;
-  const uint32_t* queries = rows_as_pairs(head.q, head.q_stride, head.t, head.dh, false, scratch);
-  scratch.packed.resize(static_cast<size_t>(pairs * width + 16));
-  uint32_t* keys = scratch.packed.data();
-  // k transposed: key j's pairs become column j (sixteen keys at a time, their pairs transposed
-  // sixteen by sixteen in registers); the columns past t are zero.
-  const int64_t padded_pairs = (pairs + 15) / 16 * 16;
-  scratch.block.resize(static_cast<size_t>(16 * padded_pairs));
-  uint32_t* block = scratch.block.data();
+// k transposed: [pairs][width] words, key j's pairs in column j (sixteen keys at a time, their
+// pairs transposed sixteen by sixteen in registers); the columns past t are zero.
+const uint32_t* pack_keys(const HeadScores& head, int64_t width, Scratch& scratch) {
+  const int64_t pairs = (head.dh + 1) / 2, padded_pairs = (pairs + 15) / 16 * 16;
+  scratch.keys.resize(static_cast<size_t>(pairs * width + 16));
+  scratch.staging.resize(static_cast<size_t>(16 * padded_pairs));
+  uint32_t* keys = scratch.keys.data();
+  uint32_t* staging = scratch.staging.data();
   for (int64_t first = 0; first < width; first += 16) {
     for (int64_t j = 0; j < 16; ++j) {
-      uint32_t* words = block + j * padded_pairs;
+      uint32_t* words = staging + j * padded_pairs;
       std::fill(words, words + padded_pairs, 0u);
       if (first + j < head.t) pairs_of(head.k + (first + j) * head.k_stride, head.dh, words);
     }
     for (int64_t p = 0; p < pairs; p += 16) {
       __m512i r[16];
 #pragma GCC unroll 16
-      for (int j = 0; j < 16; ++j) r[j] = _mm512_loadu_si512(block + j * padded_pairs + p);
+      for (int j = 0; j < 16; ++j) r[j] = _mm512_loadu_si512(staging + j * padded_pairs + p);
       transpose(r);
       for (int64_t i = 0; i < std::min<int64_t>(16, pairs - p); ++i) {
         _mm512_storeu_si512(keys + (p + i) * width + first, r[i]);
       }
     }
   }
-  const TileOperands in{queries, head.t, pairs, keys, width};
-  for (int64_t row = 0; row < head.t; row += kScoreRows) {
-    for_each_tile<kScoreVectors>(vectors, [&](int64_t v, auto tile_vectors) {
-      score_tile<kScoreRows, decltype(tile_vectors)::value>(head, in, row, v);
-    });
-  }
+  return keys;
 }
 
-void head_context(const HeadContext& head, Rows rows, Scratch& scratch) {
-  const int64_t pairs = (head.t + 1) / 2, vectors = (head.dh + 15) / 16, width = vectors * 16;
-  const uint32_t* probabilities =
-      rows_as_pairs(head.probabilities, head.t, head.t, head.t, rows == Rows::kScores, scratch);
-  scratch.packed.resize(static_cast<size_t>(pairs * width + 16));
-  uint32_t* values = scratch.packed.data();
-  // v as pairs of rows: word (m, c) = (v[2m][c], v[2m + 1][c]); past dh, and for the missing row
-  // 2m + 1 of an odd count, zeros.
+// v as [(t + 1) / 2][width] words of pairs of rows: word (m, c) = (v[2m][c], v[2m + 1][c]); past
+// dh, and for the missing row 2m + 1 of an odd count, zeros.
+const uint32_t* pack_values(const HeadContext& head, int64_t width, Scratch& scratch) {
+  const int64_t pairs = (head.t + 1) / 2;
+  scratch.values.resize(static_cast<size_t>(pairs * width + 16));
+  uint32_t* values = scratch.values.data();
   for (int64_t m = 0; m < pairs; ++m) {
     const float* even = head.v + 2 * m * head.v_stride;
     const float* odd = 2 * m + 1 < head.t ? even + head.v_stride : nullptr;
@@ -253,7 +245,24 @@ void head_context(const HeadContext& head, Rows rows, Scratch& scratch) {
       _mm512_storeu_si512(values + m * width + c, word);
     }
   }
-  const TileOperands in{probabilities, head.t, pairs, values, width};
+  return values;
+}
+
+constexpr int kScoreRows = 4, kScoreVectors = 4;
+constexpr int kContextRows = 4, kContextVectors = 4;
+
+// Every score of in's rows, row r's at scores + r * head.t.
+void score_rows(const HeadScores& head, const TileOperands& in, float* scores) {
+  for (int64_t row = 0; row < in.t; row += kScoreRows) {
+    for_each_tile<kScoreVectors>((head.t + 15) / 16, [&](int64_t v, auto tile_vectors) {
+      score_tile<kScoreRows, decltype(tile_vectors)::value>(head, in, row, v, scores);
+    });
+  }
+}
+
+// Every context value of head.t rows, from in's rows of probability pairs.
+void context_rows(const HeadContext& head, const TileOperands& in) {
+  const int64_t vectors = (head.dh + 15) / 16;
   for (int64_t row = 0; row < head.t; row += kContextRows) {
     for_each_tile<kContextVectors>(vectors, [&](int64_t v, auto tile_vectors) {
       constexpr int kVectors = decltype(tile_vectors)::value;
@@ -263,6 +272,54 @@ void head_context(const HeadContext& head, Rows rows, Scratch& scratch) {
         context_tile<kContextRows, kVectors, false>(head, in, row, v);
       }
     });
+  }
+}
+
+// Query rows per block of the fused attention: their scores (f32) about 64 KB, so that they, the
+// probabilities' pairs and the packed k and v stay in the core's L2.
+int64_t block_rows(int64_t t) {
+  const int64_t rows = std::max<int64_t>(kScoreRows, (16384 / t) / kScoreRows * kScoreRows);
+  return std::min(rows, (t + kScoreRows - 1) / kScoreRows * kScoreRows);
+}
+
+}  // namespace
+
+void head_scores(const HeadScores& head, Scratch& scratch) {
+  const int64_t pairs = (head.dh + 1) / 2, width = (head.t + 15) / 16 * 16;
+  const uint32_t* queries =
+      rows_as_pairs(head.q, head.q_stride, head.t, head.dh, false, scratch.queries, scratch);
+  const uint32_t* keys = pack_keys(head, width, scratch);
+  score_rows(head, {queries, head.t, pairs, keys, width}, head.scores);
+}
+
+void head_context(const HeadContext& head, Rows rows, Scratch& scratch) {
+  const int64_t pairs = (head.t + 1) / 2, width = (head.dh + 15) / 16 * 16;
+  const uint32_t* probabilities =
+      rows_as_pairs(head.probabilities, head.t, head.t, head.t, rows == Rows::kScores,
+                    scratch.probabilities, scratch);
+  const uint32_t* values = pack_values(head, width, scratch);
+  context_rows(head, {probabilities, head.t, pairs, values, width});
+}
+
+void head_attention(const HeadScores& scores, const HeadContext& context, Scratch& scratch) {
+  const int64_t t = scores.t, dh = scores.dh, pairs = (dh + 1) / 2, key_pairs = (t + 1) / 2;
+  const int64_t key_width = (t + 15) / 16 * 16, value_width = (dh + 15) / 16 * 16;
+  const uint32_t* queries =
+      rows_as_pairs(scores.q, scores.q_stride, t, dh, false, scratch.queries, scratch);
+  const uint32_t* keys = pack_keys(scores, key_width, scratch);
+  const uint32_t* values = pack_values(context, value_width, scratch);
+  const int64_t block = block_rows(t);
+  scratch.scores.resize(static_cast<size_t>(block * t));
+  for (int64_t first = 0; first < t; first += block) {
+    const int64_t rows = std::min(block, t - first);
+    score_rows(scores, {queries + first * pairs, rows, pairs, keys, key_width},
+               scratch.scores.data());
+    const uint32_t* probabilities =
+        rows_as_pairs(scratch.scores.data(), t, rows, t, true, scratch.probabilities, scratch);
+    HeadContext part = context;
+    part.t = rows;
+    part.context = context.context + first * context.context_stride;
+    context_rows(part, {probabilities, rows, key_pairs, values, value_width});
   }
 }
 

@@ -41,6 +41,9 @@ class PositionEncoding {
   virtual void rotate_queries_keys(const QueryKeyRows& /*rows*/) const {}
   // scores are dense [batch, heads, seq, seq], seq at most what prepare() was given.
   virtual void add_score_bias(float* /*scores*/, int64_t /*batch*/, int64_t /*seq*/) const {}
+  // Whether add_score_bias adds anything: where it does not, attention may take its scores, softmax
+  // and context in one pass that never stores the scores.
+  virtual bool adds_score_bias() const { return false; }
 
   // Learned parameters the kind adds to the model.
   virtual int64_t parameter_count() const { return 0; }

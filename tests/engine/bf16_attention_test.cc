@@ -4,7 +4,7 @@
 // over lengths and head sizes that reach every tile, tail and odd count; the key bias; nothing
 // written outside the scores or the context's own columns; worked values that only a rounding to
 // nearest even gives; the threaded entry points equal to the heads one by one, and the context
-// taken from the scores equal to the softmax and the context taken in turn. On a CPU
+// taken from the scores, and the three steps fused, equal to the steps taken in turn. On a CPU
 // without AVX512_BF16 (or with TINYENC_ISA below avx512) the kernels do not run: the tests say so.
 #include "engine/ops/bf16_attention.h"
 
@@ -176,6 +176,29 @@ TEST(Bf16Attention, SoftmaxContextMatchesSoftmaxThenContext) {
       ASSERT_EQ(bits_of(expected[i]), bits_of(actual[i])) << "t " << t << ", at " << i;
     }
     for (size_t i = 0; i < scores.size(); ++i) ASSERT_EQ(bits_of(scores[i]), bits_of(given[i]));
+  }
+}
+
+// Scores, softmax and context fused, a block of query rows at a time: the three steps' context
+// bit for bit, with and without the key mask, at lengths of one block and of several (the last
+// one shorter).
+TEST(Bf16Attention, FusedMatchesTheStepsInTurn) {
+  SKIP_WITHOUT_KERNELS();
+  for (const int64_t t : {5, 130, 601}) {
+    const AttentionCase c(2, 2, t, 24, 23);
+    for (const bool bias : {false, true}) {
+      const float* key_bias = bias ? c.key_bias.data() : nullptr;
+      std::vector<float> scores(static_cast<size_t>(c.b * c.h * t * t));
+      bf16_attention_scores(c.part(0), c.part(1), 0.125f, key_bias, scores.data());
+      softmax_rows(scores.data(), c.b * c.h * t, t, scores.data());
+      std::vector<float> expected(static_cast<size_t>(c.b * t * c.context_row()), kSentinel);
+      std::vector<float> actual = expected;
+      bf16_attention_context(scores.data(), c.part(2), c.context(expected));
+      bf16_attention(c.part(0), c.part(1), c.part(2), 0.125f, key_bias, c.context(actual));
+      for (size_t i = 0; i < expected.size(); ++i) {
+        ASSERT_EQ(bits_of(expected[i]), bits_of(actual[i])) << "t " << t << ", at " << i;
+      }
+    }
   }
 }
 

@@ -106,6 +106,27 @@ TEST(PositionEncodingKinds, KindsWithoutAHookLeaveTheScoresAlone) {
   EXPECT_EQ(encoding->parameter_count(), 0);
 }
 
+// adds_score_bias() says whether add_score_bias() adds anything (attention skips the hook, and
+// stores no scores, where it says no), and agrees with what the kind's type says of itself.
+TEST(PositionEncodingKinds, EachKindSaysWhetherItBiasesTheScores) {
+  for (const PositionEncodingType* type : position_encoding_types()) {
+    EncoderConfig c = config_of(type->kind);
+    c.position_encoding.max_positions = 16;
+    const std::vector<float> positions(static_cast<size_t>(16 * c.d_model), 0.5f);
+    const std::vector<float> buckets(static_cast<size_t>(64 * c.heads), 0.25f);
+    EncoderWeights weights;
+    weights.position_embeddings = positions.data();
+    weights.relative_bias = buckets.data();
+    std::unique_ptr<PositionEncoding> encoding = make_position_encoding(c, weights);
+    encoding->prepare(5);
+    std::vector<float> scores(static_cast<size_t>(c.heads * 5 * 5), 0.0f);
+    encoding->add_score_bias(scores.data(), 1, 5);
+    const bool added = std::any_of(scores.begin(), scores.end(), [](float v) { return v != 0; });
+    EXPECT_EQ(encoding->adds_score_bias(), added) << type->name;
+    EXPECT_EQ(type->biases_attention, added) << type->name;
+  }
+}
+
 TEST(PositionEncodingKinds, AlibiAddsMinusSlopeTimesDistance) {
   const EncoderConfig c = config_of(PositionEncodingKind::kAlibi, 8, 2);
   std::unique_ptr<PositionEncoding> alibi = make_position_encoding(c, EncoderWeights{});

@@ -24,6 +24,7 @@ class Alibi : public PositionEncoding {
   void add_score_bias(float* scores, int64_t batch, int64_t seq) const override {
     add_distance_bias({scores, batch, heads_, seq, seq, distance_bias_.data(), seq_, seq_});
   }
+  bool adds_score_bias() const override { return true; }
 
  private:
   int64_t heads_;

@@ -36,6 +36,7 @@ class LearnedRelative : public PositionEncoding {
   void add_score_bias(float* scores, int64_t batch, int64_t seq) const override {
     relative_->add_score_bias(scores, batch, seq);
   }
+  bool adds_score_bias() const override { return true; }
   int64_t parameter_count() const override {
     return learned_->parameter_count() + relative_->parameter_count();
   }

@@ -28,6 +28,7 @@ class Relative : public PositionEncoding {
   void add_score_bias(float* scores, int64_t batch, int64_t seq) const override {
     add_distance_bias({scores, batch, heads_, seq, seq, distance_bias_.data(), seq_, seq_});
   }
+  bool adds_score_bias() const override { return true; }
   int64_t parameter_count() const override { return params_.num_buckets * heads_; }
 
  private:
