@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine/isa.h"
+#include "engine/dtype.h"
 #include "engine/ops/bf16_attention.h"
 #include "engine/ops/short_attention.h"
 #include "engine/ops/softmax_rows.h"
@@ -20,7 +20,7 @@ ScaledDotProductAttention::ScaledDotProductAttention(Runtime& runtime, int64_t h
       scores_(&scores),
       core_(runtime),
       bf16_products_(bf16_products),
-      own_bf16_(bf16_products && bf16_attention_available() && !cpuid_features().amx_bf16),
+      own_bf16_(bf16_products && bf16_attention_available() && !cpu_features().amx_bf16),
       to_bf16_(runtime) {}
 
 void ScaledDotProductAttention::operator()(float* qkv, const Batch& batch, float* context) {

@@ -37,8 +37,9 @@ class ScaledDotProductAttention {
               float* context);
 
   // From kMinBf16Keys keys, bf16 and int8 models take the products with bf16 operands: in
-  // tinyenc's own kernels (ops/bf16_attention.h) on a CPU with AVX512_BF16 and without AMX,
-  // whose tiles oneDNN's brgemm kernels use; in those of oneDNN elsewhere. Below it, and in f32
+  // tinyenc's own kernels (ops/bf16_attention.h) on a CPU with AVX512_BF16 where oneDNN may
+  // not use AMX (none, or ONEDNN_MAX_CPU_ISA below it: the way to compare both on one machine);
+  // where it may, in oneDNN's, whose brgemm kernels then use the tiles. Below it, and in f32
   // models, those of up to short_attention_max_keys() keys run in tinyenc's own f32 kernels
   // (ops/short_attention.h), longer ones in oneDNN's.
   static constexpr int64_t kMinBf16Keys = 32;
