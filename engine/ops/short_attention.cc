@@ -1,10 +1,11 @@
 #include "engine/ops/short_attention.h"
 
 #include <cmath>
+#include <cstddef>
 #include <vector>
 
 #include "engine/isa.h"
-#include "engine/parallel_rows.h"
+#include "engine/ops/attention_heads.h"
 
 namespace tinyenc {
 namespace scalar {
@@ -39,9 +40,6 @@ void head_context(const HeadContext& head) {
 
 namespace {
 
-// Below this many multiply-adds a pass is not worth waking a second thread for.
-constexpr int64_t kMinParallelWork = 1 << 16;
-
 using ScoresKernel = void (*)(const HeadScores&, float*);
 using ContextKernel = void (*)(const HeadContext&);
 
@@ -63,11 +61,6 @@ ContextKernel context_kernel() {
   return scalar::head_context;
 }
 
-// The first row of head (b, h) in a view.
-const float* row_of(const View4& view, int64_t b, int64_t h) {
-  return view.data + b * view.strides[0] + h * view.strides[1];
-}
-
 }  // namespace
 
 bool short_attention_available() {
@@ -85,29 +78,28 @@ int64_t short_attention_max_keys() {
 
 void short_attention_scores(const View4& q, const View4& k, float scale, const float* key_bias,
                             float* scores) {
-  const int64_t heads = q.dims[1], t = q.dims[2], dh = q.dims[3], count = q.dims[0] * heads;
+  const int64_t t = q.dims[2], dh = q.dims[3];
   const ScoresKernel kernel = scores_kernel(t);
-  parallel_rows(count, count * t * t * dh, kMinParallelWork, [&](int64_t begin, int64_t end) {
-    thread_local std::vector<float> packed;
-    packed.assign(static_cast<size_t>(dh * short_attention_packed_width(t)), 0.0f);
-    for (int64_t head = begin; head < end; ++head) {
-      const int64_t b = head / heads, h = head % heads;
-      kernel({row_of(q, b, h), q.strides[2], row_of(k, b, h), k.strides[2], t, dh, scale,
-              key_bias ? key_bias + b * t : nullptr, scores + head * t * t},
-             packed.data());
-    }
+  // Each thread's k transposed, its columns past t zero for every head of the call.
+  const auto packed = [&] {
+    thread_local std::vector<float> buffer;
+    buffer.assign(static_cast<size_t>(dh * short_attention_packed_width(t)), 0.0f);
+    return buffer.data();
+  };
+  for_each_head(q, t * t * dh, packed, [&](float* packed, int64_t head, int64_t b, int64_t h) {
+    kernel({head_rows(q, b, h), q.strides[2], head_rows(k, b, h), k.strides[2], t, dh, scale,
+            key_bias ? key_bias + b * t : nullptr, scores + head * t * t},
+           packed);
   });
 }
 
 void short_attention_context(const float* probabilities, const View4& v, const View4& context) {
-  const int64_t heads = v.dims[1], t = v.dims[2], dh = v.dims[3], count = v.dims[0] * heads;
+  const int64_t t = v.dims[2], dh = v.dims[3];
   const ContextKernel kernel = context_kernel();
-  parallel_rows(count, count * t * t * dh, kMinParallelWork, [&](int64_t begin, int64_t end) {
-    for (int64_t head = begin; head < end; ++head) {
-      const int64_t b = head / heads, h = head % heads;
-      kernel({probabilities + head * t * t, row_of(v, b, h), v.strides[2], t, dh,
-              const_cast<float*>(row_of(context, b, h)), context.strides[2]});
-    }
+  const auto none = [] { return nullptr; };
+  for_each_head(v, t * t * dh, none, [&](std::nullptr_t, int64_t head, int64_t b, int64_t h) {
+    kernel({probabilities + head * t * t, head_rows(v, b, h), v.strides[2], t, dh,
+            writable_head_rows(context, b, h), context.strides[2]});
   });
 }
 
