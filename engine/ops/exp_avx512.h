@@ -1,5 +1,6 @@
 // AVX-512 version of exp.h's exp_nonpositive, for translation units compiled with -mavx512f:
-// lane for lane the same operations as exp_avx2.h, so the same bits.
+// lane for lane the same operations as exp_avx2.h up to e^r, so the same bits; then e^r 2^n in
+// one vscalefps, exact as the specification's product with 2^n is (both are normal floats).
 #pragma once
 
 #include <immintrin.h>
@@ -22,9 +23,7 @@ inline __m512 exp_nonpositive(__m512 y) {
   e = _mm512_fmadd_ps(e, r, _mm512_set1_ps(kE2));
   e = _mm512_fmadd_ps(e, r, one);
   e = _mm512_fmadd_ps(e, r, one);
-  const __m512 two_n = _mm512_castsi512_ps(
-      _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23));
-  return _mm512_mul_ps(e, two_n);
+  return _mm512_scalef_ps(e, n);
 }
 
 }  // namespace tinyenc::avx512
