@@ -3,6 +3,8 @@
 // with three columns past each row's heads that no product may touch.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -68,5 +70,38 @@ struct AttentionCase {
             context_row()};
   }
 };
+
+// An ISA's entry points (heads shared among the threads) against its per-head kernels, bit for
+// bit: all_scores(q, k, scale, key_bias, scores) with and without the key mask against
+// head_scores(HeadScores) for each head, then all_contexts(probabilities, v, context) against
+// head_context(HeadContext), the context's foreign columns left as they were.
+template <class AllScores, class OneHeadScores, class AllContexts, class OneHeadContext>
+void expect_entry_points_match(const AttentionCase& c, AllScores all_scores,
+                               OneHeadScores head_scores, AllContexts all_contexts,
+                               OneHeadContext head_context) {
+  for (const bool bias : {false, true}) {
+    std::vector<float> scores(static_cast<size_t>(c.b * c.h * c.t * c.t));
+    all_scores(c.part(0), c.part(1), 0.125f, bias ? c.key_bias.data() : nullptr, scores.data());
+    std::vector<float> expected(static_cast<size_t>(c.t * c.t));
+    for (int64_t bi = 0; bi < c.b; ++bi) {
+      for (int64_t hi = 0; hi < c.h; ++hi) {
+        head_scores(c.head_scores(bi, hi, bias, expected.data()));
+        const float* actual = scores.data() + (bi * c.h + hi) * c.t * c.t;
+        for (int64_t i = 0; i < c.t * c.t; ++i) {
+          ASSERT_EQ(bits_of(expected[i]), bits_of(actual[i])) << bi << " " << hi << " " << i;
+        }
+      }
+    }
+  }
+  std::vector<float> context(static_cast<size_t>(c.b * c.t * c.context_row()), kSentinel);
+  std::vector<float> expected = context;
+  all_contexts(c.probabilities.data(), c.part(2), c.context(context));
+  for (int64_t bi = 0; bi < c.b; ++bi) {
+    for (int64_t hi = 0; hi < c.h; ++hi) head_context(c.head_context(bi, hi, expected.data()));
+  }
+  for (size_t i = 0; i < expected.size(); ++i) {
+    ASSERT_EQ(bits_of(expected[i]), bits_of(context[i])) << i;
+  }
+}
 
 }  // namespace tinyenc::testing

@@ -125,35 +125,15 @@ TEST(Bf16Attention, OperandsRoundToNearestEven) {
 // The entry points (heads shared among the threads) give each head's result bit for bit.
 TEST(Bf16Attention, EntryPointsMatchHeadsOneByOne) {
   SKIP_WITHOUT_KERNELS();
+  avx512_bf16::Scratch& scratch = *avx512_bf16::thread_scratch();
   for (const int64_t t : {29, 130}) {
-    const AttentionCase c(3, 4, t, 64, 9);
-    avx512_bf16::Scratch& scratch = *avx512_bf16::thread_scratch();
-    for (const bool bias : {false, true}) {
-      std::vector<float> scores(static_cast<size_t>(c.b * c.h * c.t * c.t));
-      bf16_attention_scores(c.part(0), c.part(1), 0.125f, bias ? c.key_bias.data() : nullptr,
-                            scores.data());
-      std::vector<float> expected(static_cast<size_t>(c.t * c.t));
-      for (int64_t bi = 0; bi < c.b; ++bi) {
-        for (int64_t hi = 0; hi < c.h; ++hi) {
-          avx512_bf16::head_scores(c.head_scores(bi, hi, bias, expected.data()), scratch);
-          const float* actual = scores.data() + (bi * c.h + hi) * c.t * c.t;
-          for (int64_t i = 0; i < c.t * c.t; ++i) {
-            ASSERT_EQ(bits_of(expected[i]), bits_of(actual[i])) << bi << " " << hi << " " << i;
-          }
-        }
-      }
-    }
-    std::vector<float> context(static_cast<size_t>(c.b * c.t * c.context_row()), kSentinel);
-    std::vector<float> expected = context;
-    bf16_attention_context(c.probabilities.data(), c.part(2), c.context(context));
-    for (int64_t bi = 0; bi < c.b; ++bi) {
-      for (int64_t hi = 0; hi < c.h; ++hi) {
-        avx512_bf16::head_context(c.head_context(bi, hi, expected.data()), kProbabilities, scratch);
-      }
-    }
-    for (size_t i = 0; i < expected.size(); ++i) {
-      ASSERT_EQ(bits_of(expected[i]), bits_of(context[i])) << i;
-    }
+    testing::expect_entry_points_match(
+        AttentionCase(3, 4, t, 64, 9), bf16_attention_scores,
+        [&](const HeadScores& head) { avx512_bf16::head_scores(head, scratch); },
+        bf16_attention_context,
+        [&](const HeadContext& head) {
+          avx512_bf16::head_context(head, avx512_bf16::Rows::kProbabilities, scratch);
+        });
   }
 }
 

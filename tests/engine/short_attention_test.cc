@@ -125,32 +125,9 @@ TEST(ShortAttention, Avx512MatchesScalarExactly) {
 // scalar result, bit for bit, with and without the key mask: at 6 keys (under avx512, the AVX2
 // tiles score) and at 29.
 void expect_entry_points_match(const Case& c) {
-  for (const bool bias : {false, true}) {
-    std::vector<float> scores(static_cast<size_t>(c.b * c.h * c.t * c.t));
-    short_attention_scores(c.part(0), c.part(1), 0.125f, bias ? c.key_bias.data() : nullptr,
-                           scores.data());
-    std::vector<float> expected(static_cast<size_t>(c.t * c.t));
-    for (int64_t bi = 0; bi < c.b; ++bi) {
-      for (int64_t hi = 0; hi < c.h; ++hi) {
-        scalar::head_scores(c.head_scores(bi, hi, bias, expected.data()), nullptr);
-        const float* actual = scores.data() + (bi * c.h + hi) * c.t * c.t;
-        for (int64_t i = 0; i < c.t * c.t; ++i) {
-          ASSERT_EQ(bits_of(expected[i]), bits_of(actual[i])) << bi << " " << hi << " " << i;
-        }
-      }
-    }
-  }
-  std::vector<float> context(static_cast<size_t>(c.b * c.t * c.context_row()), kSentinel);
-  std::vector<float> expected = context;
-  short_attention_context(c.probabilities.data(), c.part(2), c.context(context));
-  for (int64_t bi = 0; bi < c.b; ++bi) {
-    for (int64_t hi = 0; hi < c.h; ++hi) {
-      scalar::head_context(c.head_context(bi, hi, expected.data()));
-    }
-  }
-  for (size_t i = 0; i < expected.size(); ++i) {
-    ASSERT_EQ(bits_of(expected[i]), bits_of(context[i])) << i;
-  }
+  testing::expect_entry_points_match(
+      c, short_attention_scores, [](const HeadScores& head) { scalar::head_scores(head, nullptr); },
+      short_attention_context, [](const HeadContext& head) { scalar::head_context(head); });
 }
 
 TEST(ShortAttention, EntryPointsMatchHeadsOneByOne) {
