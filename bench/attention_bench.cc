@@ -84,18 +84,14 @@ void BM_Scores(benchmark::State& state) {
   std::vector<uint16_t> qkv16(qkv.size());
   to_bf16.planes(qkv.data(), seq, 3, kModel, qkv16.data());
   std::vector<float> scores(static_cast<size_t>(kHeads * seq * seq));
+  // tinyenc's own kernels, or null for oneDNN's.
+  const auto own = state.range(0) == kOwnBf16 ? tinyenc::bf16_attention_scores
+                   : state.range(0) == kShort ? tinyenc::short_attention_scores
+                                              : nullptr;
   for (auto _ : state) {
-    if (state.range(0) == kOwnBf16) {
-      tinyenc::bf16_attention_scores(heads_of(qkv.data(), seq, 0),
-                                     heads_of(qkv.data(), seq, kModel), 0.125f, nullptr,
-                                     scores.data());
-      benchmark::ClobberMemory();
-      continue;
-    }
-    if (state.range(0) == kShort) {
-      tinyenc::short_attention_scores(heads_of(qkv.data(), seq, 0),
-                                      heads_of(qkv.data(), seq, kModel), 0.125f, nullptr,
-                                      scores.data());
+    if (own) {
+      own(heads_of(qkv.data(), seq, 0), heads_of(qkv.data(), seq, kModel), 0.125f, nullptr,
+          scores.data());
       benchmark::ClobberMemory();
       continue;
     }
