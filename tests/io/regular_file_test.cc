@@ -17,6 +17,8 @@
 #include <system_error>
 #include <thread>
 
+#include "tests/support/temp_folder.h"
+
 namespace tinyenc {
 namespace {
 
@@ -24,21 +26,13 @@ namespace fs = std::filesystem;
 
 class RegularFileTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("tinyenc_regular_file_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   fs::path write(const std::string& name, const std::string& contents) {
     std::ofstream(dir_ / name, std::ios::binary) << contents;
     return dir_ / name;
   }
 
-  fs::path dir_;
+  testing::TempFolder temp_{"tinyenc_regular_file"};
+  const fs::path& dir_ = temp_.path();
 };
 
 // The message of the std::runtime_error `read` throws.

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "tests/models/model_files.h"
+#include "tests/support/temp_folder.h"
 #include "tests/support/test_data.h"
 
 namespace tinyenc {
@@ -468,7 +469,7 @@ TEST(ModelConfigErrors, TokenIdsOutsideTheVocabulary) {
 }
 
 TEST(ModelConfig, ReadsAFolder) {
-  testing::TempDir dir;
+  const testing::TempFolder dir("tinyenc_model_config");
   testing::write_text(dir.path() / "config.json", bert().dump());
   EXPECT_EQ(read_model_config(dir.path()).family, "bert");
 
@@ -494,7 +495,7 @@ TEST(ModelConfig, ReadsAFolder) {
 // /dev/zero would fill the memory should the check ever go. (FIFOs would hang the test instead:
 // tests/tools/cli_hostile_files_test.cc runs those under a timeout.)
 TEST(ModelConfig, ConfigThatIsNotARegularFile) {
-  testing::TempDir dir;
+  const testing::TempFolder dir("tinyenc_model_config");
   const std::filesystem::path path = dir.path() / "config.json";
   const auto read_error = [&] {
     try {

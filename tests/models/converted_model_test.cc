@@ -20,6 +20,7 @@
 #include "models/pipeline.h"
 #include "models/safetensors.h"
 #include "tests/models/model_files.h"
+#include "tests/support/temp_folder.h"
 #include "tests/support/test_data.h"
 
 namespace tinyenc {
@@ -90,7 +91,7 @@ class ConvertTest : public ::testing::Test {
   fs::path input() const { return temp_.path() / "in"; }
   fs::path output() const { return temp_.path() / "out"; }
 
-  testing::TempDir temp_;
+  testing::TempFolder temp_{"tinyenc_convert_model"};
   TestDims dims_;
   std::vector<TestTensor> tensors_;
 };
@@ -419,7 +420,7 @@ void expect_smaller(const fs::path& input, const fs::path& output, ComputeDtype 
 }
 
 TEST(ConvertRealModels, ShippedOrderModelShrinks) {
-  testing::TempDir temp;
+  const testing::TempFolder temp("tinyenc_convert_real_model");
   const fs::path rope = testing::source_dir() / "models" / "pretrained" / "order-rope";
   expect_smaller(rope, temp.path() / "int8", ComputeDtype::kInt8, 3.3);
   expect_smaller(rope, temp.path() / "bf16", ComputeDtype::kBF16, 1.9);
@@ -428,7 +429,7 @@ TEST(ConvertRealModels, ShippedOrderModelShrinks) {
 
 TEST(ConvertRealModels, TestdataBertShrinks) {
   TINYENC_REQUIRE_TESTDATA(testdata);
-  testing::TempDir temp;
+  const testing::TempFolder temp("tinyenc_convert_real_model");
   expect_smaller(testdata / "models" / "tiny_bert", temp.path() / "int8", ComputeDtype::kInt8, 3.0);
 }
 
@@ -436,7 +437,7 @@ TEST(ConvertRealModels, TestdataBertShrinks) {
 // with --dtype `dtype`: the claim that a converted folder is just a stored conversion.
 void expect_converted_outputs_identical(ComputeDtype dtype) {
   const std::string name(compute_dtype_name(dtype));
-  testing::TempDir temp;
+  const testing::TempFolder temp("tinyenc_convert_real_model");
   const fs::path rope = testing::source_dir() / "models" / "pretrained" / "order-rope";
   convert_model(rope, temp.path() / name, dtype);
   PipelineOptions at_load;

@@ -8,7 +8,6 @@
 #include <tinyenc/info.h>
 #include <tinyenc/options.h>
 #include <tinyenc/tinyenc.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -19,6 +18,7 @@
 #include <variant>
 #include <vector>
 
+#include "tests/support/temp_folder.h"
 #include "tests/support/test_data.h"
 
 namespace {
@@ -223,10 +223,7 @@ TEST(LibraryBench, EncoderAloneAndForwardMemory) {
 }
 
 TEST(LibraryConvert, WritesAFolderThatLoadsInItsDtype) {
-  const std::filesystem::path work = std::filesystem::temp_directory_path() /
-                                     ("tinyenc_library_convert_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(work);
-  std::filesystem::create_directories(work);
+  const tinyenc::testing::TempFolder work("tinyenc_library_convert");
   const tinyenc::ConvertResult result =
       tinyenc::convert(shipped("order-rope"), (work / "int8").string(), "int8");
   EXPECT_GT(result.converted_tensors, 0);
@@ -243,7 +240,6 @@ TEST(LibraryConvert, WritesAFolderThatLoadsInItsDtype) {
   EXPECT_EQ(
       kind_of([&] { tinyenc::convert(shipped("order-rope"), (work / "int8").string(), "int8"); }),
       tinyenc::Error::Kind::kBadInput);  // exists and is not empty
-  std::filesystem::remove_all(work);
 }
 
 }  // namespace

@@ -4,7 +4,6 @@
 #include <tinyenc/text.h>
 #include <tinyenc/tinyenc.h>
 #include <tinyenc/tokenizer.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -13,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/temp_folder.h"
 #include "tests/support/test_data.h"
 #include "tokenizer/load_tokenizer.h"
 
@@ -28,14 +28,13 @@ std::string shipped(const std::string& name) {
   return tinyenc::testing::pretrained_model(name).string();
 }
 
-// A BERT vocabulary of our own: [CLS] is id 2, [SEP] id 3, [UNK] id 1.
-std::filesystem::path bert_vocab() {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                    ("tinyenc_library_tokenizer_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+// A BERT vocabulary of our own: [CLS] is id 2, [SEP] id 3, [UNK] id 1. The tokenizer is loaded
+// from a file that is removed before it returns.
+Tokenizer bert_tokenizer() {
+  const tinyenc::testing::TempFolder dir("tinyenc_library_tokenizer");
   std::ofstream(dir / "vocab.txt") << "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\ncat\nsat\n"
                                       "un\n##aff\n##able\n.\n";
-  return dir / "vocab.txt";
+  return Tokenizer::load_file((dir / "vocab.txt").string());
 }
 
 template <typename Work>
@@ -89,9 +88,7 @@ TEST(LibraryTokenizer, SentencepieceIdsOfAShippedModel) {
 }
 
 TEST(LibraryTokenizer, WordPieceFileAndPairs) {
-  const std::filesystem::path vocab = bert_vocab();
-  const Tokenizer tokenizer = Tokenizer::load_file(vocab.string());
-  std::filesystem::remove_all(vocab.parent_path());
+  const Tokenizer tokenizer = bert_tokenizer();
   EXPECT_EQ(tokenizer.kind(), "wordpiece");
   EXPECT_EQ(tokenizer.vocab_size(), 12);
   EXPECT_EQ(tokenizer.template_token_ids(), (std::vector<int32_t>{2, 3}));

@@ -1,26 +1,10 @@
 #include "tests/models/model_files.h"
 
-#include <stdlib.h>
-
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
-#include <system_error>
 
 namespace tinyenc::testing {
-
-TempDir::TempDir() {
-  std::string pattern = (std::filesystem::temp_directory_path() / "tinyenc-models-XXXXXX").string();
-  if (!::mkdtemp(pattern.data())) {
-    throw std::system_error(errno, std::generic_category(), "mkdtemp " + pattern);
-  }
-  path_ = pattern;
-}
-
-TempDir::~TempDir() {
-  std::error_code ignored;
-  std::filesystem::remove_all(path_, ignored);
-}
 
 TestTensor f32_tensor(const std::string& name, std::vector<int64_t> shape, float first) {
   int64_t count = 1;

@@ -1,5 +1,5 @@
 // Model files written by tests: safetensors files with chosen tensors, dtypes, header bytes and
-// data alignment, and model folders (config.json + model.safetensors) in a temporary folder.
+// data alignment, and model folders (config.json + model.safetensors).
 #pragma once
 
 #include <cstddef>
@@ -10,19 +10,6 @@
 #include <vector>
 
 namespace tinyenc::testing {
-
-// A folder under the system's temporary directory, removed with everything in it at scope exit.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
 
 struct TestTensor {
   std::string name;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tests/models/model_files.h"
+#include "tests/support/temp_folder.h"
 #include "tests/support/test_data.h"
 
 namespace tinyenc {
@@ -51,7 +52,7 @@ class LoadModelTest : public ::testing::Test {
   std::string weights_file() const { return (dir() / "model.safetensors").string(); }
   std::filesystem::path dir() const { return temp_.path() / "model"; }
 
-  testing::TempDir temp_;
+  testing::TempFolder temp_{"tinyenc_load_model"};
   TestDims dims_;
 };
 

@@ -18,6 +18,7 @@
 #include "models/corpus_runner.h"
 #include "tests/support/cli.h"
 #include "tests/support/run_program.h"
+#include "tests/support/temp_folder.h"
 #include "tests/support/test_data.h"
 
 namespace {
@@ -51,8 +52,8 @@ std::vector<float> floats(const nlohmann::json& values) {
 
 // `tinyenc run --jsonl` on the texts as the lines of a file, one record per line.
 std::vector<nlohmann::json> run_cli(const std::vector<std::string>& texts,
-                                    const std::string& arguments, const std::string& name) {
-  const std::filesystem::path folder = tinyenc::testing::scratch_folder("public_corpus", name);
+                                    const std::string& arguments) {
+  const tinyenc::testing::TempFolder folder("public_corpus");
   const std::filesystem::path file = folder / "texts.txt";
   {
     std::ofstream out(file, std::ios::binary);
@@ -64,7 +65,6 @@ std::vector<nlohmann::json> run_cli(const std::vector<std::string>& texts,
   std::vector<nlohmann::json> records;
   std::stringstream lines(result.out);
   for (std::string line; std::getline(lines, line);) records.push_back(nlohmann::json::parse(line));
-  std::filesystem::remove_all(folder);
   return records;
 }
 
@@ -98,7 +98,7 @@ std::vector<Model::Result> expect_library_runs_as_cli(const std::vector<std::str
                                                       bool normalize, const std::string& what) {
   const std::string model_folder = pretrained_model("order-rope").string();
   const std::vector<nlohmann::json> records =
-      run_cli(texts, arguments + " -m " + shell_quote(model_folder), what);
+      run_cli(texts, arguments + " -m " + shell_quote(model_folder));
   tinyenc::Options load;
   load.threads = 1;
   load.normalize = normalize;
@@ -172,7 +172,7 @@ TEST(PublicCorpus, DefaultsAndNormalizeAsRun) {
   const std::vector<std::string> texts = varied_texts(200, 24, 11);
   const std::string model_folder = pretrained_model("order-rope").string();
   const std::vector<nlohmann::json> records =
-      run_cli(texts, "--normalize -m " + shell_quote(model_folder), "defaults");
+      run_cli(texts, "--normalize -m " + shell_quote(model_folder));
   tinyenc::Options load;
   load.threads = 1;
   load.normalize = true;

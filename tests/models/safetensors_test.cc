@@ -12,13 +12,14 @@
 #include <vector>
 
 #include "tests/models/model_files.h"
+#include "tests/support/temp_folder.h"
 
 namespace tinyenc {
 namespace {
 
 using testing::f32_tensor;
 using testing::safetensors_bytes;
-using testing::TempDir;
+using testing::TempFolder;
 using testing::TestTensor;
 using testing::u16_tensor;
 using testing::write_file;
@@ -43,7 +44,7 @@ class SafetensorsTest : public ::testing::Test {
   std::filesystem::path path() const { return dir_.path() / "model.safetensors"; }
   std::string prefix() const { return path().string() + ": "; }
 
-  TempDir dir_;
+  TempFolder dir_{"tinyenc_safetensors"};
 };
 
 TEST_F(SafetensorsTest, ReadsNamesShapesMetadataAndValuesInPlace) {

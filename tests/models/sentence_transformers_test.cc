@@ -15,6 +15,7 @@
 #include "models/model.h"
 #include "models/normalize_embedding.h"
 #include "tests/models/model_files.h"
+#include "tests/support/temp_folder.h"
 #include "tests/support/test_data.h"
 
 namespace tinyenc {
@@ -91,7 +92,7 @@ class SentenceTransformersTest : public ::testing::Test {
   std::filesystem::path dir() const { return temp_.path() / "st"; }
   std::string file(const std::string& name) const { return (dir() / name).string(); }
 
-  testing::TempDir temp_;
+  testing::TempFolder temp_{"tinyenc_sentence_transformers"};
 };
 
 TEST_F(SentenceTransformersTest, WithoutModulesTheConfigDecides) {

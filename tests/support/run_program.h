@@ -22,9 +22,6 @@ int count_lines(const std::string& text);
 // The whole file as bytes ("" when it cannot be read).
 std::string read_text(const std::filesystem::path& path);
 
-// An empty folder <temp>/<prefix>_<pid>_<name>, emptied first if a run before left it.
-std::filesystem::path scratch_folder(const std::string& prefix, const std::string& name);
-
 // `path` single-quoted for the shell.
 std::string shell_quote(const std::filesystem::path& path);
 

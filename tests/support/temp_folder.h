@@ -1,12 +1,18 @@
-// A folder of a test's own under the system's temporary folder: <tmp>/<prefix>.<pid>.<test name>,
+// A folder of a test's own under the system's temporary folder: <tmp>/<prefix>.<pid>.<name>,
 // made empty when constructed and removed with everything in it when destroyed (permissions given
 // back first, so that a test may leave folders it closed to writes behind).
+//
+// The name is the current test's, with a '/' (a parameterized test's "Case/0") made '_'. A folder
+// made where no test is running, such as a function-local static that the tests of a file share
+// (removed when the program exits), is given its name.
 #pragma once
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <system_error>
 
@@ -14,10 +20,11 @@ namespace tinyenc::testing {
 
 class TempFolder {
  public:
-  explicit TempFolder(const std::string& prefix)
-      : path_(std::filesystem::temp_directory_path() /
-              (prefix + "." + std::to_string(::getpid()) + "." +
-               ::testing::UnitTest::GetInstance()->current_test_info()->name())) {
+  explicit TempFolder(const std::string& prefix) : TempFolder(prefix, current_test_name()) {}
+  TempFolder(const std::string& prefix, std::string name) {
+    std::replace(name.begin(), name.end(), '/', '_');
+    path_ = std::filesystem::temp_directory_path() /
+            (prefix + "." + std::to_string(::getpid()) + "." + name);
     std::filesystem::remove_all(path_);
     std::filesystem::create_directories(path_);
   }
@@ -39,6 +46,14 @@ class TempFolder {
   std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
 
  private:
+  static std::string current_test_name() {
+    const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+    if (test == nullptr) {
+      throw std::logic_error("TempFolder(prefix) outside a test: give the folder a name");
+    }
+    return test->name();
+  }
+
   std::filesystem::path path_;
 };
 

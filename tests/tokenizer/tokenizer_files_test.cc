@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/io/quoted.h"
+#include "tests/support/temp_folder.h"
 #include "tests/support/test_data.h"
 #include "tokenizer/load_tokenizer.h"
 #include "tokenizer/tokenizer_json.h"
@@ -24,21 +25,13 @@ const char* kVocab = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nhello\nworld\nHello\n"
 // A fresh folder per test, removed afterwards.
 class TokenizerFiles : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = std::filesystem::temp_directory_path() /
-           ("tinyenc_tokenizer_files_" + std::to_string(::getpid()) + "_" + info->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   std::filesystem::path write(const std::string& name, const std::string& contents) {
     std::ofstream(dir_ / name, std::ios::binary) << contents;
     return dir_ / name;
   }
 
-  std::filesystem::path dir_;
+  testing::TempFolder temp_{"tinyenc_tokenizer_files"};
+  const std::filesystem::path& dir_ = temp_.path();
 };
 
 // The message of the std::invalid_argument `load` throws.

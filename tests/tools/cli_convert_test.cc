@@ -21,6 +21,7 @@
 
 #include "tests/support/cli.h"
 #include "tests/support/run_program.h"
+#include "tests/support/temp_folder.h"
 #include "tests/support/test_data.h"
 
 extern char** environ;
@@ -34,10 +35,6 @@ using testing::pretrained_model;
 using testing::ProgramResult;
 using testing::run_tinyenc;
 using testing::shell_quote;
-
-fs::path scratch(const std::string& name) {
-  return testing::scratch_folder("tinyenc_cli_convert", name);
-}
 
 // Every path under `dir`, relative to it, links not followed.
 std::set<std::string> listing(const fs::path& dir) {
@@ -64,7 +61,8 @@ void expect_refused(const ProgramResult& result, const std::string& mentions) {
 // a blobs folder beside them. Also an absolute link, a link to a file outside that must only be
 // read, a link to a folder, and a dangling link.
 TEST(CliConvert, LinkedEntriesAreCopiedUnderTheirOwnNames) {
-  const fs::path root = scratch("hf_cache");
+  const testing::TempFolder temp("tinyenc_cli_convert");
+  const fs::path& root = temp.path();
   const fs::path shipped = pretrained_model("order-rope");
   fs::create_directories(root / "cache" / "blobs");
   fs::create_directories(root / "cache" / "snap");
@@ -103,11 +101,11 @@ TEST(CliConvert, LinkedEntriesAreCopiedUnderTheirOwnNames) {
   EXPECT_EQ(after, before);
   const ProgramResult run = run_tinyenc("run --threads 1 -m " + shell_quote(out) + " 我打你");
   EXPECT_EQ(run.exit_code, 0) << run.err;
-  fs::remove_all(root);
 }
 
 TEST(CliConvert, OutputSpellings) {
-  const fs::path root = scratch("spellings");
+  const testing::TempFolder temp("tinyenc_cli_convert");
+  const fs::path& root = temp.path();
   const fs::path model = pretrained_model("order-rope");
   // A trailing slash, as shell completion writes it.
   const ProgramResult slash = run_tinyenc(convert(model, shell_quote(root) + "/new/"));
@@ -131,13 +129,13 @@ TEST(CliConvert, OutputSpellings) {
                    (root / "locked" / "new").string());
     fs::permissions(root / "locked", fs::perms::owner_all);
   }
-  fs::remove_all(root);
 }
 
 // A checkpoint stored in BF16, converted to bf16, grows by a few bytes of metadata: it says
 // "larger", not "0.99x smaller".
 TEST(CliConvert, LargerOutputIsCalledLarger) {
-  const fs::path root = scratch("bf16");
+  const testing::TempFolder temp("tinyenc_cli_convert");
+  const fs::path& root = temp.path();
   const fs::path shipped = pretrained_model("order-rope");
   fs::create_directories(root / "bf16_checkpoint");
   for (const char* name : {"config.json", "tokenizer.model"}) {
@@ -177,7 +175,6 @@ TEST(CliConvert, LargerOutputIsCalledLarger) {
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_NE(result.err.find("x larger)"), std::string::npos) << result.err;
   EXPECT_EQ(result.err.find("0.99x"), std::string::npos) << result.err;
-  fs::remove_all(root);
 }
 
 std::vector<std::string> staging_folders(const fs::path& dir) {
@@ -191,7 +188,8 @@ std::vector<std::string> staging_folders(const fs::path& dir) {
 
 // A convert interrupted while it copies a large file leaves no staging folder behind.
 TEST(CliConvert, InterruptedConvertLeavesNoStagingFolder) {
-  const fs::path root = scratch("interrupted");
+  const testing::TempFolder temp("tinyenc_cli_convert");
+  const fs::path& root = temp.path();
   const fs::path shipped = pretrained_model("order-rope");
   fs::create_directories(root / "input");
   for (const char* name : {"config.json", "model.safetensors", "tokenizer.model"}) {
@@ -233,13 +231,13 @@ TEST(CliConvert, InterruptedConvertLeavesNoStagingFolder) {
     EXPECT_EQ(staging_folders(root / "o"), std::vector<std::string>{}) << signal_number;
     EXPECT_FALSE(fs::exists(output));
   }
-  fs::remove_all(root);
 }
 
 // A SIGKILL cannot be caught: the next convert to the same target removes the leftover of a
 // process that no longer exists, and leaves a living process's alone.
 TEST(CliConvert, DeadProcessLeftoverIsRemovedByTheNextConvert) {
-  const fs::path root = scratch("leftover");
+  const testing::TempFolder temp("tinyenc_cli_convert");
+  const fs::path& root = temp.path();
   // A pid that is surely dead: a child that has exited and been reaped.
   const pid_t dead = ::fork();
   if (dead == 0) ::_exit(0);
@@ -254,7 +252,6 @@ TEST(CliConvert, DeadProcessLeftoverIsRemovedByTheNextConvert) {
   EXPECT_EQ(result.exit_code, 0) << result.err;
   EXPECT_FALSE(fs::exists(leftover));
   EXPECT_TRUE(fs::exists(living));
-  fs::remove_all(root);
 }
 
 }  // namespace

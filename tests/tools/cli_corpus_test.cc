@@ -19,6 +19,7 @@
 
 #include "tests/support/cli.h"
 #include "tests/support/run_program.h"
+#include "tests/support/temp_folder.h"
 #include "tests/support/test_data.h"
 
 namespace tinyenc {
@@ -50,22 +51,6 @@ void expect_close(const nlohmann::json& a, const nlohmann::json& b, double toler
     EXPECT_NEAR(a[i].get<double>(), b[i].get<double>(), tolerance) << what << " [" << i << "]";
   }
 }
-
-class TempDir {
- public:
-  TempDir() {
-    path_ =
-        std::filesystem::temp_directory_path() /
-        ("tinyenc-corpus-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++));
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
-
- private:
-  static inline int counter_ = 0;
-  std::filesystem::path path_;
-};
 
 void write_file(const std::filesystem::path& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
@@ -225,7 +210,7 @@ TEST(CliCorpus, LongTextsErrorTruncateAndBadOptions) {
 }
 
 TEST(CliCorpus, ShardsConcatenateToTheWholeRun) {
-  TempDir dir;
+  const testing::TempFolder dir("tinyenc_cli_corpus");
   const std::filesystem::path file = dir / "texts.txt";
   std::string texts = shuffled_lengths(10, 2);
   texts.pop_back();  // the last line without "\n" is a line too
@@ -284,7 +269,7 @@ TEST(CliCorpus, ProgressOnlyOnATerminalOrWhenAsked) {
 }
 
 TEST(CliCorpus, BenchCorpusJson) {
-  TempDir dir;
+  const testing::TempFolder dir("tinyenc_cli_corpus");
   const std::filesystem::path file = dir / "corpus.txt";
   const std::string texts = shuffled_lengths(100, 4);
   write_file(file, texts);
@@ -362,7 +347,7 @@ TEST(CliCorpus, MemoryDoesNotGrowWithTheCorpus) {
   // AddressSanitizer's quarantine grows with the number of allocations, not with what is held.
   GTEST_SKIP() << "peak memory is not the program's own under AddressSanitizer";
 #endif
-  TempDir dir;
+  const testing::TempFolder dir("tinyenc_cli_corpus");
   const std::string line = "小明被小红打了\n";
   std::string small, large;
   for (int i = 0; i < 10000; ++i) small += line;

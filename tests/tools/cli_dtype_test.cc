@@ -2,7 +2,6 @@
 // end: what runs where, what a newcomer sees when asking for a dtype this CPU cannot run, and
 // converted folders that load and run.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -12,6 +11,7 @@
 #include "engine/isa.h"
 #include "tests/support/cli.h"
 #include "tests/support/run_program.h"
+#include "tests/support/temp_folder.h"
 #include "tests/support/test_data.h"
 
 namespace tinyenc {
@@ -22,20 +22,6 @@ using testing::pretrained_model;
 using testing::ProgramResult;
 using testing::run_tinyenc;
 using testing::shell_quote;
-
-class TempFolder {
- public:
-  TempFolder()
-      : path_(fs::temp_directory_path() / ("tinyenc-dtype-" + std::to_string(::getpid()))) {
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempFolder() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 TEST(CliDtype, UnknownDtypeIsAUsageError) {
   for (const std::string& command :
@@ -118,7 +104,7 @@ TEST(CliDtype, InfoTellsWhatRunsHere) {
 }
 
 TEST(CliDtype, ConvertWritesAFolderThatRuns) {
-  TempFolder temp;
+  const testing::TempFolder temp("tinyenc_cli_dtype");
   const fs::path out = temp.path() / "rope-int8";
   const ProgramResult convert =
       run_tinyenc("convert -m " + shell_quote(pretrained_model("order-rope")) +

@@ -3,7 +3,6 @@
 // renamed over the target. The tmpfs cases need a private mount namespace (`unshare -rm`) and
 // are skipped, saying why, where the machine does not allow one.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -11,6 +10,7 @@
 #include <vector>
 
 #include "tests/support/run_program.h"
+#include "tests/support/temp_folder.h"
 #include "tests/support/test_data.h"
 
 namespace tinyenc {
@@ -39,15 +39,16 @@ void expect_failed_on(const ProgramResult& result, const std::string& name,
   EXPECT_EQ(testing::count_lines(result.err), 1) << what << ": " << result.err;
 }
 
-fs::path corpus_file() {
-  const fs::path path = fs::temp_directory_path() /
-                        ("tinyenc-full-disk-corpus-" + std::to_string(::getpid()) + ".txt");
+// A corpus of two lines in `folder`.
+fs::path corpus_file(const fs::path& folder) {
+  const fs::path path = folder / "corpus.txt";
   std::ofstream(path) << "我打你\n你打我\n";
   return path;
 }
 
 TEST(FullDiskTest, StandardOutputOnDevFullFailsForEveryCommand) {
-  const fs::path corpus_path = corpus_file();
+  const testing::TempFolder temp("tinyenc_full_disk");
+  const fs::path corpus_path = corpus_file(temp.path());
   const std::string corpus = shell_quote(corpus_path);
   const std::vector<std::string> commands = {
       "run --threads 1 -m " + model() + " 我打你",
@@ -69,7 +70,6 @@ TEST(FullDiskTest, StandardOutputOnDevFullFailsForEveryCommand) {
   for (const std::string& command : commands) {
     expect_failed_on(into_dev_full(command), "standard output", command);
   }
-  fs::remove(corpus_path);
 }
 
 TEST(FullDiskTest, OutputFileOnDevFullFails) {
@@ -84,14 +84,13 @@ TEST(FullDiskTest, OutputFileOnDevFullFails) {
 
 // Runs `command` (a shell command line where $T is a 64 KiB tmpfs filled to the last byte and
 // $T/<target> holds "keep") in a private mount namespace; returns its result and the target's
-// bytes afterwards in `kept`. Skips when no such namespace may be made here.
-bool on_full_tmpfs(const std::string& target, const std::string& command, ProgramResult& result,
-                   std::string& kept) {
-  const fs::path folder =
-      fs::temp_directory_path() / ("tinyenc-full-disk-mount-" + std::to_string(::getpid()));
+// bytes afterwards in `kept`. The mount point and the copy of the target are made in `scratch`.
+// Skips when no such namespace may be made here.
+bool on_full_tmpfs(const fs::path& scratch, const std::string& target, const std::string& command,
+                   ProgramResult& result, std::string& kept) {
+  const fs::path folder = scratch / "mount";
   fs::create_directories(folder);
-  const fs::path kept_copy =
-      fs::temp_directory_path() / ("tinyenc-full-disk-kept-" + std::to_string(::getpid()));
+  const fs::path kept_copy = scratch / "kept";
   fs::remove(kept_copy);
   // `cat` copies the target out before the namespace (and its tmpfs) goes away. The filler
   // writes until the file system refuses, so not one byte is left.
@@ -109,7 +108,8 @@ bool on_full_tmpfs(const std::string& target, const std::string& command, Progra
 }
 
 TEST(FullDiskTest, StreamedOutputOnFullTmpfsKeepsTheOldFile) {
-  const fs::path corpus_path = corpus_file();
+  const testing::TempFolder temp("tinyenc_full_disk");
+  const fs::path corpus_path = corpus_file(temp.path());
   const std::string corpus = shell_quote(corpus_path);
   struct Case {
     std::string target;
@@ -127,7 +127,7 @@ TEST(FullDiskTest, StreamedOutputOnFullTmpfsKeepsTheOldFile) {
   for (const Case& c : cases) {
     ProgramResult result;
     std::string kept;
-    if (!on_full_tmpfs(c.target, "\"$B\" " + c.arguments, result, kept)) {
+    if (!on_full_tmpfs(temp.path(), c.target, "\"$B\" " + c.arguments, result, kept)) {
       GTEST_SKIP() << "no private mount namespace here (unshare -rm refused): " << result.err;
     }
     EXPECT_NE(result.exit_code, 0) << c.arguments << ": " << result.err;
@@ -137,16 +137,16 @@ TEST(FullDiskTest, StreamedOutputOnFullTmpfsKeepsTheOldFile) {
     // Only the target and the filler remain: no temporary left behind.
     EXPECT_EQ(result.err.find("tinyenc-tmp"), std::string::npos) << result.err;
   }
-  fs::remove(corpus_path);
 }
 
 // A convert onto a full disk fails naming what it writes, not the input it reads, and leaves no
 // staging folder.
 TEST(FullDiskTest, ConvertOnFullTmpfsNamesTheOutput) {
+  const testing::TempFolder temp("tinyenc_full_disk");
   ProgramResult result;
   std::string kept;
-  if (!on_full_tmpfs("keep.txt", "\"$B\" convert -m " + model() + " --dtype int8 -o \"$T\"/cv",
-                     result, kept)) {
+  if (!on_full_tmpfs(temp.path(), "keep.txt",
+                     "\"$B\" convert -m " + model() + " --dtype int8 -o \"$T\"/cv", result, kept)) {
     GTEST_SKIP() << "no private mount namespace here (unshare -rm refused): " << result.err;
   }
   EXPECT_NE(result.exit_code, 0) << result.err;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "tests/support/run_program.h"
+#include "tests/support/temp_folder.h"
 #include "tests/support/test_data.h"
 
 namespace tinyenc {
@@ -33,18 +34,12 @@ using testing::shell_quote;
 class HostileFiles : public ::testing::Test {
  protected:
   void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    root_ = fs::temp_directory_path() /
-            ("tinyenc_hostile_files_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::remove_all(root_);
-    model_ = root_ / "order-rope";
     fs::create_directories(model_);
     const fs::path shipped = testing::pretrained_model("order-rope");
     for (const char* name : {"config.json", "model.safetensors", "tokenizer.model"}) {
       fs::copy_file(shipped / name, model_ / name);
     }
   }
-  void TearDown() override { fs::remove_all(root_); }
 
   // `name` in the model folder replaced by a FIFO that nobody ever writes to.
   fs::path make_fifo(const std::string& name) {
@@ -62,8 +57,9 @@ class HostileFiles : public ::testing::Test {
 
   std::string model() const { return shell_quote(model_); }
 
-  fs::path root_;
-  fs::path model_;
+  testing::TempFolder temp_{"tinyenc_hostile_files"};
+  const fs::path& root_ = temp_.path();
+  const fs::path model_ = root_ / "order-rope";
 };
 
 ProgramResult run(const std::string& arguments) {

@@ -20,6 +20,7 @@
 
 #include "tests/support/cli.h"
 #include "tests/support/run_program.h"
+#include "tests/support/temp_folder.h"
 #include "tests/support/test_data.h"
 
 namespace tinyenc {
@@ -35,17 +36,6 @@ void expect_bad_input(const std::string& arguments, const std::string& mentions,
                       const std::string& input = "") {
   testing::expect_one_line_error(run_tinyenc(arguments, input), mentions, arguments);
 }
-
-// A fresh folder under the system's temporary folder, removed by the destructor.
-struct TemporaryFolder {
-  explicit TemporaryFolder(const std::string& name)
-      : path(std::filesystem::temp_directory_path() / (name + "_" + std::to_string(::getpid()))) {
-    std::filesystem::remove_all(path);
-    std::filesystem::create_directories(path);
-  }
-  ~TemporaryFolder() { std::filesystem::remove_all(path); }
-  std::filesystem::path path;
-};
 
 TEST(CliHostileInput, ThreadCountsAreBounded) {
   const std::string m = " -m " + pretrained_model("order-rope").string();
@@ -107,8 +97,8 @@ TEST(CliHostileInput, PeBaseMustBeFinite) {
 
 // Each input line is one record, an empty line too: record N answers line N.
 TEST(CliHostileInput, EmptyLinesKeepTheirPlace) {
-  TemporaryFolder folder("tinyenc_empty_lines");
-  const std::filesystem::path input = folder.path / "texts.txt";
+  const testing::TempFolder folder("tinyenc_cli_hostile_input");
+  const std::filesystem::path input = folder / "texts.txt";
   std::ofstream(input) << "我打你\n\n你打我\n";
   const std::string m = " --threads 1 -m " + pretrained_model("order-rope").string();
   for (const std::string& source : {" -i " + shell_quote(input), std::string(" -")}) {
@@ -174,8 +164,8 @@ TEST(CliHostileInput, ErrorsQuoteAtMostAShortPrefix) {
 
 // A folder name that is not UTF-8 made every JSON output fail after all the work.
 TEST(CliHostileInput, JsonSurvivesANonUtf8ModelPath) {
-  TemporaryFolder folder("tinyenc_latin1");
-  const std::filesystem::path copy = folder.path / "mod\xe8le";
+  const testing::TempFolder folder("tinyenc_cli_hostile_input");
+  const std::filesystem::path copy = folder / "mod\xe8le";
   std::filesystem::copy(pretrained_model("order-rope"), copy);
   const std::string m = " -m " + shell_quote(copy);
   const ProgramResult ran = run_tinyenc("run --threads 1 --json" + m + " 我打你");
@@ -221,9 +211,9 @@ std::filesystem::path model_with_weights(const std::filesystem::path& folder,
 // Finite weights whose sums overflow: the output is NaN or Inf, which once printed as
 // "label 我/I -nan" (exit 0) and made `order` report a perfectly order-blind model.
 TEST(CliHostileInput, NonFiniteOutputsAreErrors) {
-  TemporaryFolder folder("tinyenc_overflow");
+  const testing::TempFolder folder("tinyenc_cli_hostile_input");
   const std::filesystem::path overflow = model_with_weights(
-      folder.path, {"encoder.layer.1.output.dense.weight", "classifier.weight"}, 3e38f);
+      folder.path(), {"encoder.layer.1.output.dense.weight", "classifier.weight"}, 3e38f);
   const std::string m = " --threads 1 -m " + shell_quote(overflow);
   expect_bad_input("run" + m + " 我打你", "NaN or Inf");
   // The error names the input whose output overflowed.
@@ -332,8 +322,8 @@ TEST(CliHostileInput, MemoryIsBoundedOnLongInput) {
 }
 
 TEST(CliHostileInput, SymlinkLoopsAreNamedInTheDocumentedForm) {
-  TemporaryFolder folder("tinyenc_loop");
-  const std::filesystem::path loop = folder.path / "loop";
+  const testing::TempFolder folder("tinyenc_cli_hostile_input");
+  const std::filesystem::path loop = folder / "loop";
   std::filesystem::create_symlink(loop, loop);
   for (const char* command : {"run --threads 1 -m % 我打你", "info -m %", "order -m % -- 我打你"}) {
     std::string arguments = command;

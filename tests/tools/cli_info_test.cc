@@ -2,7 +2,6 @@
 // itself (config.json, and the safetensors header read here, independently of the loaders), on
 // the shipped models and on a third-party BERT; bad folders give one line and exit code 2.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstdint>
 #include <cstring>
@@ -13,6 +12,7 @@
 #include <vector>
 
 #include "tests/support/run_program.h"
+#include "tests/support/temp_folder.h"
 #include "tests/support/test_data.h"
 
 namespace tinyenc {
@@ -181,16 +181,14 @@ TEST(CliInfoModel, MemoryBytesFollowTheComputeDtype) {
       << table.out;
 
   // A folder written by `tinyenc convert --dtype int8` runs in int8 by default and holds the same.
-  const std::filesystem::path scratch = std::filesystem::temp_directory_path() /
-                                        ("tinyenc_cli_info_memory_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(scratch);
+  const testing::TempFolder temp("tinyenc_cli_info");
+  const std::filesystem::path scratch = temp / "int8";
   const ProgramResult convert =
       run("convert --dtype int8 -m " + shell_quote(dir) + " -o " + shell_quote(scratch));
   ASSERT_EQ(convert.exit_code, 0) << convert.err;
   const json converted = info_json(scratch)["weights"];
   EXPECT_EQ(converted["memory_bytes"], int8);
   EXPECT_EQ(converted["memory_dtype"], "int8");
-  std::filesystem::remove_all(scratch);
 
   // --dtype is checked like run's: an unknown name is a usage error.
   EXPECT_EQ(run("info --dtype fp16 -m " + shell_quote(dir)).exit_code, 2);
@@ -254,8 +252,8 @@ void expect_bad_folder(const std::filesystem::path& dir, const std::string& ment
 }
 
 TEST(CliInfoModel, BadFoldersAreOneLineErrors) {
-  const std::filesystem::path scratch = std::filesystem::temp_directory_path() /
-                                        ("tinyenc_cli_info_test_" + std::to_string(::getpid()));
+  const testing::TempFolder temp("tinyenc_cli_info");
+  const std::filesystem::path& scratch = temp.path();
   std::filesystem::create_directories(scratch / "broken");
   expect_bad_folder(scratch / "missing",
                     (scratch / "missing").string() + ": model folder not found");
@@ -271,7 +269,6 @@ TEST(CliInfoModel, BadFoldersAreOneLineErrors) {
   std::ofstream(scratch / "truncated" / "model.safetensors", std::ios::binary)
       .write(weights.data(), static_cast<std::streamsize>(weights.size() / 2));
   expect_bad_folder(scratch / "truncated", "model.safetensors");
-  std::filesystem::remove_all(scratch);
 }
 
 TEST(CliInfoModel, UnsupportedThirdPartyFamilyIsAnError) {

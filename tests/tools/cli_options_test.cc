@@ -19,6 +19,7 @@
 
 #include "tests/support/cli.h"
 #include "tests/support/run_program.h"
+#include "tests/support/temp_folder.h"
 #include "tests/support/test_data.h"
 
 namespace tinyenc {
@@ -36,10 +37,6 @@ ProgramResult run_in(const fs::path& folder, const std::string& arguments) {
   return testing::run_program("cd " + shell_quote(folder) + " && " + TINYENC_BINARY, arguments);
 }
 
-fs::path scratch(const std::string& name) {
-  return testing::scratch_folder("tinyenc_cli_options", name);
-}
-
 void expect_usage_error(const ProgramResult& result, const std::string& mentions) {
   testing::expect_one_line_error(result, mentions);
 }
@@ -49,7 +46,8 @@ const std::string kQuickBench = "bench --config tiny --seq 8 --threads 1 --repea
 // `-o json` is how llama-bench chooses JSON; here it would have written a Markdown table to a file
 // called "json". A bare format word is refused with a hint, and no file appears.
 TEST(CliOptions, BareFormatWordIsNotAFileName) {
-  const fs::path dir = scratch("bare_word");
+  const testing::TempFolder temp("tinyenc_cli_options");
+  const fs::path& dir = temp.path();
   for (const std::string word : {"json", "jsonl", "csv", "md", "markdown"}) {
     expect_usage_error(run_in(dir, kQuickBench + " -o " + word), "-o " + word);
     EXPECT_FALSE(fs::exists(dir / word)) << word;
@@ -62,7 +60,8 @@ TEST(CliOptions, BareFormatWordIsNotAFileName) {
 }
 
 TEST(CliOptions, OutputFileExtensionChoosesTheFormat) {
-  const fs::path dir = scratch("extension");
+  const testing::TempFolder temp("tinyenc_cli_options");
+  const fs::path& dir = temp.path();
   ProgramResult result = run_tinyenc(kQuickBench + " -o " + shell_quote(dir / "bench.json"));
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(result.out, "");
@@ -432,9 +431,8 @@ TEST_P(ReadmeAndDocsCommands, RunAsWritten) {
     EXPECT_GE(commands.size(), 3u);  // the first screen's, one `run`, one `order`
   }
   if (commands.empty()) return;
-  std::string folder_name = page;
-  std::replace(folder_name.begin(), folder_name.end(), '/', '_');
-  const fs::path folder = scratch("docs_" + folder_name);
+  const testing::TempFolder temp("tinyenc_cli_options");
+  const fs::path& folder = temp.path();
   for (const std::string link : {"models", "bench"}) {
     fs::create_directory_symlink(testing::source_dir() / link, folder / link);
   }
@@ -452,7 +450,6 @@ TEST_P(ReadmeAndDocsCommands, RunAsWritten) {
         << result.err;
   }
   std::cout << page << ": " << run << " of " << commands.size() << " commands run\n";
-  if (!HasFailure()) fs::remove_all(folder);  // the symbolic links, not what they name
 }
 
 INSTANTIATE_TEST_SUITE_P(Pages, ReadmeAndDocsCommands, ::testing::ValuesIn(documentation_pages()),

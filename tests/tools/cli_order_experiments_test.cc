@@ -5,7 +5,6 @@
 // encoding its attention is uniform ((n^2 - 1) / 3n mean distance over n tokens), and with ALiBi
 // it is softmax(-m_h |i - j|), Press et al.'s slopes m_h = 2^(-8 (h + 1) / H).
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <cstring>
@@ -18,6 +17,7 @@
 #include <vector>
 
 #include "tests/support/run_program.h"
+#include "tests/support/temp_folder.h"
 #include "tests/support/test_data.h"
 #include "tools/tinyenc/plot/svg_check.h"
 
@@ -27,12 +27,11 @@ using nlohmann::json;
 using Result = tinyenc::testing::ProgramResult;
 using tinyenc::testing::read_text;
 
-std::filesystem::path scratch() {
-  static const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() /
-      ("tinyenc_cli_order_experiments_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return dir;
+// A folder that the tests of this file share, removed when the program exits.
+const std::filesystem::path& scratch() {
+  static const tinyenc::testing::TempFolder folder("tinyenc_cli_order_experiments_test",
+                                                   "CliOrderExperiments");
+  return folder.path();
 }
 
 Result run(const std::string& arguments) {
@@ -112,14 +111,9 @@ void expect_statistics(const json& entry, const Statistics& expected, double tol
   EXPECT_NEAR(entry["plus_minus_2"].get<double>(), expected.plus_minus_2, tolerance) << entry;
 }
 
-class CliOrderExperiments : public ::testing::Test {
- protected:
-  static void TearDownTestSuite() { std::filesystem::remove_all(scratch()); }
-};
-
 // --- Attention distance -----------------------------------------------------------------------
 
-TEST_F(CliOrderExperiments, UniformAttentionHasTheTextbookMeanDistance) {
+TEST(CliOrderExperiments, UniformAttentionHasTheTextbookMeanDistance) {
   // Without a position encoding and with zero queries every head of every layer attends
   // uniformly: over n = 7 tokens the mean |i - j| is (49 - 1) / 21 = 16/7, the share on the token
   // itself 1/7, on +-1 2 * 6 / 49 and on +-2 2 * 5 / 49.
@@ -140,7 +134,7 @@ TEST_F(CliOrderExperiments, UniformAttentionHasTheTextbookMeanDistance) {
   expect_statistics(entry["uniform"], uniform, 3e-7);
 }
 
-TEST_F(CliOrderExperiments, AlibiAttentionFollowsItsSlopes) {
+TEST(CliOrderExperiments, AlibiAttentionFollowsItsSlopes) {
   // Zero queries: the scores are ALiBi's bias alone, -m_h |i - j|, in both layers.
   const std::filesystem::path model = zero_query_model("alibi");
   const Result result = run("order -m " + quote(model) +
@@ -164,7 +158,7 @@ TEST_F(CliOrderExperiments, AlibiAttentionFollowsItsSlopes) {
   EXPECT_LT(steep["mean_distance"].get<double>(), entry["uniform"]["mean_distance"].get<double>());
 }
 
-TEST_F(CliOrderExperiments, AttentionDistanceOfTheShippedModels) {
+TEST(CliOrderExperiments, AttentionDistanceOfTheShippedModels) {
   // Trained weights: shares lie in [0, 1] and the three together stay at most 1; ALiBi's layers
   // look closer than the order-blind model's on the same sentences.
   const std::string models =
@@ -241,7 +235,7 @@ std::string jsonl(const std::vector<Labelled>& sentences) {
   return out;
 }
 
-TEST_F(CliOrderExperiments, ExtrapolationAgreesWithRunAndShowsCannot) {
+TEST(CliOrderExperiments, ExtrapolationAgreesWithRunAndShowsCannot) {
   const std::vector<Labelled> sentences = labelled_sentences();
   const std::filesystem::path file = scratch() / "long.jsonl";
   write(file, jsonl(sentences));
@@ -308,7 +302,7 @@ TEST_F(CliOrderExperiments, ExtrapolationAgreesWithRunAndShowsCannot) {
   }
 }
 
-TEST_F(CliOrderExperiments, ExtrapolationTableCsvAndFigure) {
+TEST(CliOrderExperiments, ExtrapolationTableCsvAndFigure) {
   const std::filesystem::path file = scratch() / "table.jsonl";
   write(file, jsonl(labelled_sentences()));
   const std::string models = "--models " + quote(pretrained("order-learned")) + " " +
@@ -338,7 +332,7 @@ TEST_F(CliOrderExperiments, ExtrapolationTableCsvAndFigure) {
       << csv.out;
 }
 
-TEST_F(CliOrderExperiments, BadExtrapolationFilesAreOneLineAndExitTwo) {
+TEST(CliOrderExperiments, BadExtrapolationFilesAreOneLineAndExitTwo) {
   const std::string model = "-m " + quote(pretrained("order-rope"));
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"{\"text\": \"我打你\", \"label\": \"我/I\"}\nnot json\n", ":2: not JSON"},

@@ -3,7 +3,6 @@
 // layer; models with one must. Then the reorderings each option asks for, the output formats,
 // the pictures, and one line on stderr with exit code 2 for every kind of bad input.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -17,6 +16,7 @@
 #include "tests/support/cli.h"
 #include "tests/support/float_tolerance.h"
 #include "tests/support/run_program.h"
+#include "tests/support/temp_folder.h"
 #include "tests/support/test_data.h"
 #include "tools/tinyenc/plot/svg_check.h"
 
@@ -26,11 +26,10 @@ using nlohmann::json;
 using tinyenc::plot::check_svg;
 using tinyenc::plot::SvgCheck;
 
-std::filesystem::path scratch() {
-  static const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                           ("tinyenc_cli_order_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return dir;
+// A folder that the tests of this file share, removed when the program exits.
+const std::filesystem::path& scratch() {
+  static const tinyenc::testing::TempFolder folder("tinyenc_cli_order_test", "CliOrder");
+  return folder.path();
 }
 
 using Result = tinyenc::testing::ProgramResult;
@@ -107,12 +106,7 @@ std::vector<std::string> texts_of(const json& results, const char* key) {
   return texts;
 }
 
-class CliOrder : public ::testing::Test {
- protected:
-  static void TearDownTestSuite() { std::filesystem::remove_all(scratch()); }
-};
-
-TEST_F(CliOrder, WithoutPositionEncodingNoReorderingIsSeen) {
+TEST(CliOrder, WithoutPositionEncodingNoReorderingIsSeen) {
   // Every order of five tokens: the mean-pooled output and every token's hidden state at every
   // layer are the same, up to float rounding. The label cannot flip: the top two logits are at
   // least 4e-3 apart for every order, far beyond rounding.
@@ -132,7 +126,7 @@ TEST_F(CliOrder, WithoutPositionEncodingNoReorderingIsSeen) {
   }
 }
 
-TEST_F(CliOrder, RotaryEncodingSeesOrderInsideAttentionOnly) {
+TEST(CliOrder, RotaryEncodingSeesOrderInsideAttentionOnly) {
   const json results =
       results_of(order(golden("rope_half") + " --ids 1,7,13,19,25,31,37 -p reverse --json"));
   ASSERT_EQ(results.size(), 1u);
@@ -149,7 +143,7 @@ TEST_F(CliOrder, RotaryEncodingSeesOrderInsideAttentionOnly) {
   EXPECT_GT(result["layer_distances"][2].get<double>(), 1e-4);
 }
 
-TEST_F(CliOrder, LearnedPositionsEnterAtTheEmbeddings) {
+TEST(CliOrder, LearnedPositionsEnterAtTheEmbeddings) {
   const json results =
       results_of(order(golden("learned_roberta") + " --ids 1,7,13,19,25 --positions 0,4 --json"));
   ASSERT_EQ(results.size(), 1u);
@@ -158,7 +152,7 @@ TEST_F(CliOrder, LearnedPositionsEnterAtTheEmbeddings) {
   EXPECT_GT(results[0]["cosine_distance"].get<double>(), 1e-3);
 }
 
-TEST_F(CliOrder, AlibiCannotSeeAReversalButSeesASwap) {
+TEST(CliOrder, AlibiCannotSeeAReversalButSeesASwap) {
   // ALiBi's bias -m|i - j| is the same for a sequence and its mirror image.
   const json reversed =
       results_of(order(golden("alibi") + " --ids 1,7,13,19,25 -p reverse --json"));
@@ -168,7 +162,7 @@ TEST_F(CliOrder, AlibiCannotSeeAReversalButSeesASwap) {
   EXPECT_GT(swapped[0]["cosine_distance"].get<double>(), 1e-5);  // 500 x kBlindCosineDistance
 }
 
-TEST_F(CliOrder, PerturbationsMakeTheRightReorderings) {
+TEST(CliOrder, PerturbationsMakeTheRightReorderings) {
   // Every swap of 4 tokens: 6; with a repeated id the swap of the two equal ones changes nothing
   // and is left out.
   json results = results_of(order(golden("none") + " --ids 1,2,3,4 --json"));
@@ -191,7 +185,7 @@ TEST_F(CliOrder, PerturbationsMakeTheRightReorderings) {
   EXPECT_NE(results, results_of(order(shuffle + " --seed 8")));
 }
 
-TEST_F(CliOrder, SeveralModelsAndSentencesInOneRun) {
+TEST(CliOrder, SeveralModelsAndSentencesInOneRun) {
   const Result result = order(golden("none") + " " + golden("rope_half") +
                               " --ids 1,2,3 --ids 4,5,6,7 -p reverse --json");
   const json results = results_of(result);
@@ -207,7 +201,7 @@ TEST_F(CliOrder, SeveralModelsAndSentencesInOneRun) {
   EXPECT_EQ(results[0]["label"], "c");  // id2label of the golden config: a, b, c
 }
 
-TEST_F(CliOrder, TableShowsModelsAsRows) {
+TEST(CliOrder, TableShowsModelsAsRows) {
   const Result result =
       order(golden("none") + " " + golden("rope_half") + " --ids 1,7,13,19,25,31,37 -p reverse");
   ASSERT_EQ(result.exit_code, 0) << result.err;
@@ -226,7 +220,7 @@ TEST_F(CliOrder, TableShowsModelsAsRows) {
   EXPECT_NE(swaps.out.find("0/6"), std::string::npos) << swaps.out;
 }
 
-TEST_F(CliOrder, CompareTakesTheSentencesInPairs) {
+TEST(CliOrder, CompareTakesTheSentencesInPairs) {
   json results = results_of(
       order(golden("none") + " --compare --ids 1,2,3 --ids 3,1,2 --ids 1,2,3 --ids 1,2,4 --json"));
   ASSERT_EQ(results.size(), 2u);
@@ -243,7 +237,7 @@ TEST_F(CliOrder, CompareTakesTheSentencesInPairs) {
   EXPECT_NE(table.out.find("label A"), std::string::npos);
 }
 
-TEST_F(CliOrder, CsvHasARowPerReordering) {
+TEST(CliOrder, CsvHasARowPerReordering) {
   const Result result = order(golden("none") + " --ids 1,2,3 --csv");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   std::vector<std::string> lines;
@@ -258,7 +252,7 @@ TEST_F(CliOrder, CsvHasARowPerReordering) {
       << lines[1];
 }
 
-TEST_F(CliOrder, OutputFileIsWrittenWhole) {
+TEST(CliOrder, OutputFileIsWrittenWhole) {
   const std::filesystem::path file = scratch() / "order.json";
   const Result result = order(golden("none") + " --ids 1,2,3 --json -o " + shell_quote(file));
   ASSERT_EQ(result.exit_code, 0) << result.err;
@@ -270,7 +264,7 @@ TEST_F(CliOrder, OutputFileIsWrittenWhole) {
   }
 }
 
-TEST_F(CliOrder, PlotDrawsTheArticlesFigureForEveryModel) {
+TEST(CliOrder, PlotDrawsTheArticlesFigureForEveryModel) {
   const std::filesystem::path dir = scratch() / "pictures";
   const Result result = order(golden("none") + " " + golden("rope_half") +
                               " --ids 3,4,5,6 -p reverse --plot-dir " + shell_quote(dir));
@@ -293,7 +287,7 @@ TEST_F(CliOrder, PlotDrawsTheArticlesFigureForEveryModel) {
   EXPECT_EQ(layers.count("point"), 2 * 3);
 }
 
-TEST_F(CliOrder, NoPositionEncodingDrawsThePermutedMatrixBackIdentical) {
+TEST(CliOrder, NoPositionEncodingDrawsThePermutedMatrixBackIdentical) {
   // The third panel of the figure is the second put back in the first's token order: for an
   // order-blind model its cells (their hover values) repeat the first panel's exactly.
   const std::filesystem::path dir = scratch() / "blind";
@@ -312,7 +306,7 @@ TEST_F(CliOrder, NoPositionEncodingDrawsThePermutedMatrixBackIdentical) {
   expect_same_cells(titles, 0, 2 * panel, panel);
 }
 
-TEST_F(CliOrder, TextsWithATokenizer) {
+TEST(CliOrder, TextsWithATokenizer) {
   TINYENC_REQUIRE_TESTDATA(testdata);
   const std::string model = "-m " + shell_quote(testdata / "models/tiny_bert");
   // Words: 6 words, 15 swaps less the one that exchanges the two "the".
@@ -357,7 +351,7 @@ TEST_F(CliOrder, TextsWithATokenizer) {
             std::string::npos);
 }
 
-TEST_F(CliOrder, ChineseCharactersAreWords) {
+TEST(CliOrder, ChineseCharactersAreWords) {
   TINYENC_REQUIRE_TESTDATA(testdata);
   const std::string model = "-m " + shell_quote(testdata / "models/tiny_bert");
   const json results = results_of(order(model + " 我打你 -p reverse --json"));
@@ -373,7 +367,7 @@ TEST_F(CliOrder, ChineseCharactersAreWords) {
   EXPECT_EQ(from_file[1]["perturbed_text"], "me hit you");
 }
 
-TEST_F(CliOrder, ShippedModelsTellWhoHitWhom) {
+TEST(CliOrder, ShippedModelsTellWhoHitWhom) {
   // The README's first command on the shipped "who did it?" models (committed under
   // models/pretrained, so a missing one fails): the order-blind model answers both sentences of a
   // pair alike, every other one names the agent of each.
@@ -416,7 +410,7 @@ TEST_F(CliOrder, ShippedModelsTellWhoHitWhom) {
   }
 }
 
-TEST_F(CliOrder, SentenceMarksStayInPlace) {
+TEST(CliOrder, SentenceMarksStayInPlace) {
   // The shipped models wrap every text in <s> ... </s>. Reordering moves the text's tokens only,
   // so reversing the words of 我打你 is not reversing the sequence: ALiBi's -m|i - j| sees it.
   const std::filesystem::path pretrained = tinyenc::testing::source_dir() / "models/pretrained";
@@ -488,7 +482,7 @@ TEST_F(CliOrder, SentenceMarksStayInPlace) {
   EXPECT_NE(titles[0].find("&lt;s&gt;"), std::string::npos) << titles[0];
 }
 
-TEST_F(CliOrder, WordsAreTheVocabularysWords) {
+TEST(CliOrder, WordsAreTheVocabularysWords) {
   const std::string model = "-m " + shell_quote(chinese_folder());
   // 小明 小红 打了 are words of the vocabulary: four units, six swaps, 小明 moving whole.
   json results = results_of(order(model + " 小明被小红打了 --json"));
@@ -516,7 +510,7 @@ TEST_F(CliOrder, WordsAreTheVocabularysWords) {
   EXPECT_EQ(results_of(order(model + " --unit char 小明被小红打了 --json")).size(), 20u);
 }
 
-TEST_F(CliOrder, EnglishWordSwapsFollowEachToken) {
+TEST(CliOrder, EnglishWordSwapsFollowEachToken) {
   // sentencepiece's "▁hit" carries the space before the word; the first word has none. A swap
   // still rearranges the same tokens, so every token is followed to its new place. Then layer 0
   // shows what a position added to the embeddings does: far from 0 for sinusoidal, exactly 0 for
@@ -542,7 +536,7 @@ TEST_F(CliOrder, EnglishWordSwapsFollowEachToken) {
   EXPECT_EQ(table.out.find("not a rearrangement"), std::string::npos) << table.out;
 }
 
-TEST_F(CliOrder, UnknownWordsGetNoVerdict) {
+TEST(CliOrder, UnknownWordsGetNoVerdict) {
   const std::string model = "-m " + shell_quote(chinese_folder());
   // 狗 咬 人 are all [UNK]: to the model 狗咬人 and 人咬狗 are the same three tokens.
   Result result = order(model + " --compare 狗咬人 人咬狗 小明打狗 狗打小明 --json");
@@ -586,7 +580,7 @@ TEST_F(CliOrder, UnknownWordsGetNoVerdict) {
   EXPECT_NE(csv.out.find(",,token,true,狗 咬 人,人 咬 狗,"), std::string::npos) << csv.out;
 }
 
-TEST_F(CliOrder, FiguresSayWhenTokensCannotBeFollowed) {
+TEST(CliOrder, FiguresSayWhenTokensCannotBeFollowed) {
   // "the cat" reversed by character is "tac eht", two [UNK]s: not a rearrangement of the tokens.
   const std::filesystem::path dir = scratch() / "unaligned";
   const Result result = order("-m " + shell_quote(chinese_folder()) + " --unit char -p reverse " +
@@ -621,7 +615,7 @@ TEST_F(CliOrder, FiguresSayWhenTokensCannotBeFollowed) {
   EXPECT_EQ(check_svg(read_text(aligned / "layers.svg")).text.find("*"), std::string::npos);
 }
 
-TEST_F(CliOrder, BadInputIsOneLineAndExitTwo) {
+TEST(CliOrder, BadInputIsOneLineAndExitTwo) {
   const std::string none = golden("none");
   const std::vector<std::string> cases = {
       "--ids 1,2,3",                                    // no model
@@ -656,7 +650,7 @@ TEST_F(CliOrder, BadInputIsOneLineAndExitTwo) {
 
 // -o takes a file whose extension picks the format, as in run, bench and pe; --plot names one
 // figure elsewhere, so order (several figures, a folder) refuses it with the flag it wants.
-TEST_F(CliOrder, OutputAndPlotFlagsMeanWhatTheyMeanElsewhere) {
+TEST(CliOrder, OutputAndPlotFlagsMeanWhatTheyMeanElsewhere) {
   const std::string none = golden("none") + " --ids 3,4,5";
   const std::filesystem::path csv = scratch() / "out.csv";
   const Result written = order(none + " -o " + shell_quote(csv));
@@ -679,7 +673,7 @@ TEST_F(CliOrder, OutputAndPlotFlagsMeanWhatTheyMeanElsewhere) {
 }
 
 // `--` ends the options after --models (a list) as it does after -m: what follows is sentences.
-TEST_F(CliOrder, DoubleDashEndsTheOptionsAfterEitherModelFlag) {
+TEST(CliOrder, DoubleDashEndsTheOptionsAfterEitherModelFlag) {
   const std::string model =
       shell_quote(tinyenc::testing::source_dir() / "models/pretrained/order-rope");
   for (const std::string& flag : {std::string("-m "), std::string("--models ")}) {

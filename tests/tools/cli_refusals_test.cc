@@ -14,6 +14,7 @@
 
 #include "tests/support/cli.h"
 #include "tests/support/run_program.h"
+#include "tests/support/temp_folder.h"
 #include "tests/support/test_data.h"
 
 namespace tinyenc {
@@ -26,10 +27,6 @@ using testing::ProgramResult;
 using testing::run_tinyenc;
 using testing::shell_quote;
 
-fs::path scratch(const std::string& name) {
-  return testing::scratch_folder("tinyenc_cli_refusals", name);
-}
-
 void expect_refused(const std::string& arguments, const std::string& mentions,
                     const std::string& input = "") {
   testing::expect_one_line_error(run_tinyenc(arguments, input), mentions, arguments);
@@ -38,7 +35,8 @@ void expect_refused(const std::string& arguments, const std::string& mentions,
 std::string model() { return shell_quote(pretrained_model("order-rope")); }
 
 TEST(CliRefusals, EmptyValuesAreRefused) {
-  const fs::path dir = scratch("empty");
+  const testing::TempFolder temp("tinyenc_cli_refusals");
+  const fs::path& dir = temp.path();
   const fs::path file = dir / "texts.txt";
   std::ofstream(file) << "我打你\n你打我\n";
   // `--shard ''` once ran the whole file, `--shift ''` the default experiment.
@@ -46,7 +44,6 @@ TEST(CliRefusals, EmptyValuesAreRefused) {
   expect_refused("order --shift '' -m " + model() + " 我打你", "--shift");
   expect_refused("run --dtype '' -m " + model() + " 我打你", "--dtype");
   expect_refused("convert -m " + model() + " --dtype int8 -o ''", "-o");
-  fs::remove_all(dir);
 }
 
 TEST(CliRefusals, RepeatedOptionIsNamed) {
@@ -58,12 +55,12 @@ TEST(CliRefusals, RepeatedOptionIsNamed) {
 }
 
 TEST(CliRefusals, ExtrapolationLineWithAKeyTwiceIsRefused) {
-  const fs::path dir = scratch("duplicate");
+  const testing::TempFolder temp("tinyenc_cli_refusals");
+  const fs::path& dir = temp.path();
   const fs::path file = dir / "long.jsonl";
   std::ofstream(file) << R"({"text": "我打你", "text": "你打我", "label": "我/I"})"
                       << "\n";
   expect_refused("order -m " + model() + " --extrapolate " + shell_quote(file), "'text'");
-  fs::remove_all(dir);
 }
 
 TEST(CliRefusals, EndlessDevicesAreNotFilesOfSentences) {
@@ -74,7 +71,8 @@ TEST(CliRefusals, EndlessDevicesAreNotFilesOfSentences) {
 // The limit is the line's own length, however the reads fall: a 64 MiB + 1 line whose newline
 // came in the same read once passed.
 TEST(CliRefusals, LineOverTheLimitIsRefused) {
-  const fs::path dir = scratch("long_line");
+  const testing::TempFolder temp("tinyenc_cli_refusals");
+  const fs::path& dir = temp.path();
   const fs::path file = dir / "line.txt";
   {
     std::ofstream out(file, std::ios::binary);
@@ -86,7 +84,6 @@ TEST(CliRefusals, LineOverTheLimitIsRefused) {
         "order -m " + model() + " --extrapolate " + shell_quote(file)}) {
     expect_refused(command, "longer than 64 MiB");
   }
-  fs::remove_all(dir);
 }
 
 // A 64 MiB line of 'a a a ...' once took more than 15 GB to be tokenized whole before it was
@@ -95,7 +92,8 @@ TEST(CliRefusals, LongLineIsRefusedInBoundedMemory) {
 #if defined(__SANITIZE_ADDRESS__)
   GTEST_SKIP() << "AddressSanitizer reserves more address space than the limit this test sets";
 #endif
-  const fs::path dir = scratch("memory");
+  const testing::TempFolder temp("tinyenc_cli_refusals");
+  const fs::path& dir = temp.path();
   const fs::path file = dir / "line.txt";
   {
     std::ofstream out(file, std::ios::binary);
@@ -108,11 +106,11 @@ TEST(CliRefusals, LongLineIsRefusedInBoundedMemory) {
                                 " run --threads 1 -m " + model() + " -i " + shell_quote(file)));
   EXPECT_EQ(result.exit_code, 2) << result.err;
   EXPECT_NE(result.err.find("longer than the model's 64 tokens"), std::string::npos) << result.err;
-  fs::remove_all(dir);
 }
 
 TEST(CliRefusals, InfoSaysNormalizeL2Normalizes) {
-  const fs::path dir = scratch("sentence_transformers");
+  const testing::TempFolder temp("tinyenc_cli_refusals");
+  const fs::path& dir = temp.path();
   fs::create_directories(dir / "1_Pooling");
   fs::create_directories(dir / "2_Normalize");
   const fs::path shipped = pretrained_model("order-rope");
@@ -138,7 +136,6 @@ TEST(CliRefusals, InfoSaysNormalizeL2Normalizes) {
   EXPECT_EQ(nlohmann::json::parse(json.out)["model"]["normalize"], true) << json.out;
   const ProgramResult plain = run_tinyenc("info -m " + model());
   EXPECT_EQ(plain.out.find("L2-normalized"), std::string::npos) << plain.out;
-  fs::remove_all(dir);
 }
 
 // Sets every F32 value of the tensor `name` in `file` to `value`.
@@ -160,7 +157,8 @@ void set_tensor(const fs::path& file, const std::string& name, float value) {
 // A finite scale of 3e38 once gave a non-finite refusal in f32 and a label in int8: one folder
 // gets one answer, a refusal naming the scale, in every dtype.
 TEST(CliRefusals, OverflowingScalesAreRefusedInEveryDtype) {
-  const fs::path dir = scratch("scales");
+  const testing::TempFolder temp("tinyenc_cli_refusals");
+  const fs::path& dir = temp.path();
   const ProgramResult converted =
       run_tinyenc("convert -m " + model() + " --dtype int8 -o " + shell_quote(dir / "int8"));
   ASSERT_EQ(converted.exit_code, 0) << converted.err;
@@ -169,12 +167,12 @@ TEST(CliRefusals, OverflowingScalesAreRefusedInEveryDtype) {
     expect_refused("run --threads 1" + dtype + " -m " + shell_quote(dir / "int8") + " 我打你",
                    "classifier.weight_scale");
   }
-  fs::remove_all(dir);
 }
 
 // A run that fails before its first row prints no CSV header or Markdown preamble.
 TEST(CliRefusals, BenchPrintsNothingBeforeARuntimeError) {
-  const fs::path dir = scratch("bench");
+  const testing::TempFolder temp("tinyenc_cli_refusals");
+  const fs::path& dir = temp.path();
   fs::copy(pretrained_model("order-rope"), dir / "overflow");
   set_tensor(dir / "overflow" / "model.safetensors", "classifier.weight", 3e38f);
   set_tensor(dir / "overflow" / "model.safetensors", "encoder.layer.1.output.dense.weight", 3e38f);
@@ -185,7 +183,6 @@ TEST(CliRefusals, BenchPrintsNothingBeforeARuntimeError) {
     EXPECT_NE(result.err.find("NaN or Inf"), std::string::npos) << result.err;
     EXPECT_EQ(result.out, "") << format;
   }
-  fs::remove_all(dir);
 }
 
 }  // namespace

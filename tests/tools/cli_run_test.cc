@@ -1,7 +1,6 @@
 // `tinyenc run` and `tinyenc bench` end to end on the shipped models: output schemas, input
 // sources, batching, --ids, pooling, atomic output, and bad input (exit 2, one line).
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -15,6 +14,7 @@
 #include "tests/support/cli.h"
 #include "tests/support/float_tolerance.h"
 #include "tests/support/run_program.h"
+#include "tests/support/temp_folder.h"
 #include "tests/support/test_data.h"
 
 namespace tinyenc {
@@ -40,12 +40,9 @@ void expect_bad_input(const std::string& arguments, const std::string& mentions,
   EXPECT_NE(result.err.find(mentions), std::string::npos) << result.err;
 }
 
-// A golden encoder (vocabulary of 50) with a vocab.txt of our own that knows neither 狗 nor 人.
-std::filesystem::path bert_folder() {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                    ("tinyenc_cli_run_test_" + std::to_string(::getpid()));
-  if (std::filesystem::exists(dir / "vocab.txt")) return dir;
-  std::filesystem::create_directories(dir);
+// A golden encoder (vocabulary of 50) with a vocab.txt of our own that knows neither 狗 nor 人,
+// written into `dir`.
+std::filesystem::path bert_folder(const std::filesystem::path& dir) {
   const std::filesystem::path golden = testing::source_dir() / "tests/golden/encoders/none";
   for (const char* file : {"config.json", "model.safetensors"}) {
     std::filesystem::copy_file(golden / file, dir / file);
@@ -55,7 +52,8 @@ std::filesystem::path bert_folder() {
 }
 
 TEST(CliRun, UnknownTokensAreMarked) {
-  const std::string m = " --threads 1 -m " + bert_folder().string();
+  const testing::TempFolder temp("tinyenc_cli_run_test");
+  const std::string m = " --threads 1 -m " + bert_folder(temp.path()).string();
   const ProgramResult table = run_tinyenc("run" + m + " 狗咬人 'the cat' '我打 dog'");
   ASSERT_EQ(table.exit_code, 0) << table.err;
   EXPECT_NE(table.out.find("tokens  [CLS] \u27e8unk:狗\u27e9 \u27e8unk:咬\u27e9 \u27e8unk:人\u27e9 "
@@ -81,7 +79,6 @@ TEST(CliRun, UnknownTokensAreMarked) {
   EXPECT_NE(pair.out.find("[SEP] \u27e8unk:狗\u27e9 [SEP]"), std::string::npos) << pair.out;
   // Nothing unknown: no warning.
   EXPECT_EQ(run_tinyenc("run" + m + " 'the cat'").err, "");
-  std::filesystem::remove_all(bert_folder());
 
   // The shipped sentencepiece models: a character they never saw is <unk>, shown as what it is.
   const ProgramResult shipped =
@@ -209,9 +206,8 @@ TEST(CliRun, PoolingAndNormalize) {
 // A sentence-transformers folder (a shipped model made a base model, with modules.json,
 // 1_Pooling and 2_Normalize) gives the mean-pooled embedding, L2-normalized, without options.
 TEST(CliRun, SentenceTransformersFolderPoolsAndNormalizes) {
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / "tinyenc_cli_run_sentence_transformers";
-  std::filesystem::remove_all(dir);
+  const testing::TempFolder temp("tinyenc_cli_run_test");
+  const std::filesystem::path& dir = temp.path();
   std::filesystem::create_directories(dir / "1_Pooling");
   std::filesystem::create_directories(dir / "2_Normalize");
   const std::filesystem::path shipped = pretrained_model("order-rope");
@@ -250,13 +246,11 @@ TEST(CliRun, SentenceTransformersFolderPoolsAndNormalizes) {
       << R"({"word_embedding_dimension": 64, "pooling_mode_max_tokens": true})";
   expect_bad_input("run --threads 1 -m " + dir.string() + text,
                    "1_Pooling/config.json: pooling_mode_max_tokens: max pooling is not supported");
-  std::filesystem::remove_all(dir);
 }
 
 TEST(CliRun, OutputFileIsWrittenAtomically) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "tinyenc_cli_run_out";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const testing::TempFolder temp("tinyenc_cli_run_test");
+  const std::filesystem::path& dir = temp.path();
   const std::string m = " --threads 1 -m " + pretrained_model("order-none").string();
   const ProgramResult ok =
       run_tinyenc("run --json -o " + (dir / "a.json").string() + m + " 我打你");
@@ -269,7 +263,6 @@ TEST(CliRun, OutputFileIsWrittenAtomically) {
       run_tinyenc("run --json -o " + (dir / "b.json").string() + m + " -", "我打你\n\xff\xfe\n");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), {}), 1);
-  std::filesystem::remove_all(dir);
 }
 
 TEST(CliRun, BadInputIsOneLineAndExitTwo) {

@@ -3,7 +3,6 @@
 // RoPE within float rounding), absolute kinds (sinusoidal, learned) do not, and a learned table
 // shows "cannot" past its end instead of a number.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -15,6 +14,7 @@
 #include <vector>
 
 #include "tests/support/run_program.h"
+#include "tests/support/temp_folder.h"
 #include "tests/support/test_data.h"
 #include "tools/tinyenc/plot/svg_check.h"
 
@@ -103,8 +103,8 @@ std::string all_models() {
 TEST(CliShift, OrderShiftReportsDistanceAgainstK) {
   const int64_t rows = learned_rows();
   const std::string offsets = "1,4," + std::to_string(rows);
-  const std::filesystem::path plots = std::filesystem::temp_directory_path() /
-                                      ("tinyenc_cli_shift_test_" + std::to_string(::getpid()));
+  const tinyenc::testing::TempFolder temp("tinyenc_cli_shift_test");
+  const std::filesystem::path plots = temp / "plots";
   const std::string common =
       "order" + all_models() + " --shift " + offsets + " 我打你 小明把小红打了";
   const Result result = run(common + " --json --plot-dir " + tinyenc::testing::shell_quote(plots));
@@ -160,7 +160,6 @@ TEST(CliShift, OrderShiftReportsDistanceAgainstK) {
   EXPECT_EQ(tinyenc::plot::overlapping_text(svg), std::vector<std::string>{});
   EXPECT_NE(svg.text.find("0, exactly"), std::string::npos);
   EXPECT_NE(svg.text.find("cannot at K \u2265 " + std::to_string(rows)), std::string::npos);
-  std::filesystem::remove_all(plots);
 
   // The table and CSV of two models: the learned table's "cannot" and a relative kind's 0.
   const std::string two = "order " + model("order-learned") + " " + model("order-alibi") +

@@ -1,7 +1,6 @@
 // `tinyenc tokenize` end to end: the table and JSON outputs, pairs and --no-special, and one
 // line on stderr with exit code 2 for every kind of bad input.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -10,17 +9,15 @@
 #include <vector>
 
 #include "tests/support/run_program.h"
+#include "tests/support/temp_folder.h"
 #include "tests/support/test_data.h"
 
 namespace {
 
-// A scratch folder for this test program, removed at the end.
-std::filesystem::path scratch() {
-  static const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() /
-      ("tinyenc_cli_tokenize_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return dir;
+// A folder that the tests of this file share, removed when the program exits.
+const std::filesystem::path& scratch() {
+  static const tinyenc::testing::TempFolder folder("tinyenc_cli_tokenize_test", "CliTokenize");
+  return folder.path();
 }
 
 using Result = tinyenc::testing::ProgramResult;
@@ -42,12 +39,7 @@ std::filesystem::path bert_folder() {
   return dir;
 }
 
-class CliTokenize : public ::testing::Test {
- protected:
-  static void TearDownTestSuite() { std::filesystem::remove_all(scratch()); }
-};
-
-TEST_F(CliTokenize, TableShowsIdsPiecesAndBytes) {
+TEST(CliTokenize, TableShowsIdsPiecesAndBytes) {
   const Result result = run("tokenize -m " + quote(bert_folder()) + " 'The unaffable cat.'");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(result.err, "");
@@ -59,7 +51,7 @@ TEST_F(CliTokenize, TableShowsIdsPiecesAndBytes) {
   EXPECT_NE(result.out.find("    7        3            [SEP]\n"), std::string::npos);
 }
 
-TEST_F(CliTokenize, UnknownTokensAreMarked) {
+TEST(CliTokenize, UnknownTokensAreMarked) {
   // "dog" is in no vocabulary here: [UNK], shown with the text it stands for.
   const Result table = run("tokenize -m " + quote(bert_folder()) + " 'the dog sat'");
   ASSERT_EQ(table.exit_code, 0) << table.err;
@@ -80,7 +72,7 @@ TEST_F(CliTokenize, UnknownTokensAreMarked) {
   EXPECT_EQ(run("tokenize -m " + quote(bert_folder()) + " 'the cat'").err, "");
 }
 
-TEST_F(CliTokenize, JsonHasOneInputPerText) {
+TEST(CliTokenize, JsonHasOneInputPerText) {
   const Result result =
       run("tokenize --json --tokenizer " + quote(bert_folder() / "vocab.txt") + " 'the cat' sat");
   ASSERT_EQ(result.exit_code, 0) << result.err;
@@ -96,7 +88,7 @@ TEST_F(CliTokenize, JsonHasOneInputPerText) {
   EXPECT_EQ(doc["inputs"][1].at("ids"), nlohmann::json({2, 7, 3}));
 }
 
-TEST_F(CliTokenize, PairsAndNoSpecial) {
+TEST(CliTokenize, PairsAndNoSpecial) {
   // A pair is one text with a tab between its halves, as in `run --pair` and a TSV line.
   Result result =
       run("tokenize --json --pair -m " + quote(bert_folder()) + " \"$(printf 'the cat\\tsat')\"");
@@ -118,7 +110,7 @@ TEST_F(CliTokenize, PairsAndNoSpecial) {
       << result.out;
 }
 
-TEST_F(CliTokenize, T5ModelAppendsEos) {
+TEST(CliTokenize, T5ModelAppendsEos) {
   TINYENC_REQUIRE_TESTDATA(testdata);
   const nlohmann::json expected = tinyenc::testing::read_json(testdata / "t5/expected.json");
   const nlohmann::json& item = expected.at("cases").at(0);
@@ -131,7 +123,7 @@ TEST_F(CliTokenize, T5ModelAppendsEos) {
   EXPECT_EQ(doc["inputs"][0].at("ids"), item.at("ids_with_eos"));
 }
 
-TEST_F(CliTokenize, TinyBertFolderUsesTokenizerJson) {
+TEST(CliTokenize, TinyBertFolderUsesTokenizerJson) {
   TINYENC_REQUIRE_TESTDATA(testdata);
   const Result result =
       run("tokenize --json -m " + quote(testdata / "models/tiny_bert") + " 'The model is new.'");
@@ -150,7 +142,7 @@ void expect_bad_input(const std::string& arguments, const std::string& mentions)
   EXPECT_NE(result.err.find(mentions), std::string::npos) << arguments << ": " << result.err;
 }
 
-TEST_F(CliTokenize, BadInputExitsWithTwoAndOneLine) {
+TEST(CliTokenize, BadInputExitsWithTwoAndOneLine) {
   const std::filesystem::path dir = scratch() / "bad";
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "garbage.model") << "\x01\x02 not a model";
@@ -180,7 +172,7 @@ TEST_F(CliTokenize, BadInputExitsWithTwoAndOneLine) {
 }
 
 // Errors about one input name it: the pair without a tab, the text that is not UTF-8.
-TEST_F(CliTokenize, ErrorsNameTheInput) {
+TEST(CliTokenize, ErrorsNameTheInput) {
   const std::string bert = quote(bert_folder());
   expect_bad_input("tokenize --pair -m " + bert + " \"$(printf 'a\tb')\" two",
                    "pair 2: --pair: no tab between the two texts of 'two'");

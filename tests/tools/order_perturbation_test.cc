@@ -4,7 +4,6 @@
 
 #include <gtest/gtest.h>
 #include <tinyenc/tokenizer.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -14,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/temp_folder.h"
 #include "tools/tinyenc/command.h"
 
 namespace {
@@ -127,13 +127,12 @@ TEST(OrderPerturbation, SpacesBetweenChineseWordsAreThePersonsCut) {
 }
 
 TEST(OrderPerturbation, LexiconFromAWordPieceVocabulary) {
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("tinyenc_lexicon_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  std::ofstream(dir / "vocab.txt") << "[PAD]\n[UNK]\n[CLS]\n[SEP]\n小\n明\n红\n打\n被\n了\n"
-                                      "小明\n##小红\nhit\n##s\n";
-  const Tokenizer tokenizer = Tokenizer::load_file((dir / "vocab.txt").string());
-  std::filesystem::remove_all(dir);
+  const Tokenizer tokenizer = [] {
+    const tinyenc::testing::TempFolder dir("tinyenc_lexicon");
+    std::ofstream(dir / "vocab.txt") << "[PAD]\n[UNK]\n[CLS]\n[SEP]\n小\n明\n红\n打\n被\n了\n"
+                                        "小明\n##小红\nhit\n##s\n";
+    return Tokenizer::load_file((dir / "vocab.txt").string());
+  }();  // the file is gone before the lexicon is made
   const Lexicon lexicon(tokenizer);
   EXPECT_EQ(lexicon.size(), 2u);
   EXPECT_EQ(units_of("小明被小红打了", &lexicon), (Units{"小明", "被", "小红", "打", "了"}));

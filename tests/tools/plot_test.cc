@@ -3,7 +3,6 @@
 // rejects what is not well-formed, `tinyenc pe --plot` writes figure 2 of the seed article and
 // `tinyenc bench --plot` a point per measured row.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -18,6 +17,7 @@
 #include <vector>
 
 #include "tests/support/run_program.h"
+#include "tests/support/temp_folder.h"
 #include "tools/tinyenc/plot/attention_figure.h"
 #include "tools/tinyenc/plot/axis.h"
 #include "tools/tinyenc/plot/color.h"
@@ -675,12 +675,11 @@ TEST(LatencyFigure, APanelPerBatchAndThreadCount) {
   EXPECT_EQ(occurrences(four.text, "alibi, batch 4, 2 threads, seq "), 3);
 }
 
-// `tinyenc pe --plot` and `tinyenc bench --plot` end to end.
-std::filesystem::path scratch() {
-  static const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("tinyenc_plot_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return dir;
+// `tinyenc pe --plot` and `tinyenc bench --plot` end to end, in a folder that these tests share,
+// removed when the program exits.
+const std::filesystem::path& scratch() {
+  static const tinyenc::testing::TempFolder folder("tinyenc_plot_test", "CliPePlot");
+  return folder.path();
 }
 
 using Result = tinyenc::testing::ProgramResult;
@@ -690,12 +689,7 @@ Result run(const std::string& arguments) {
   return tinyenc::testing::run_program(TINYENC_BINARY, arguments);
 }
 
-class CliPePlot : public ::testing::Test {
- protected:
-  static void TearDownTestSuite() { std::filesystem::remove_all(scratch()); }
-};
-
-TEST_F(CliPePlot, DrawsTheSeedTableInsteadOfPrintingIt) {
+TEST(CliPePlot, DrawsTheSeedTableInsteadOfPrintingIt) {
   const std::filesystem::path file = scratch() / "pe.svg";
   const Result result = run("pe --kind sinusoidal --d-model 4 --rows 3 --plot " + file.string());
   ASSERT_EQ(result.exit_code, 0) << result.err;
@@ -715,7 +709,7 @@ TEST_F(CliPePlot, DrawsTheSeedTableInsteadOfPrintingIt) {
   EXPECT_NE(check.text.find("position 1, dim 0: 0.8415"), std::string::npos);
 }
 
-TEST_F(CliPePlot, JsonStillPrintsAndLargeTablesDraw) {
+TEST(CliPePlot, JsonStillPrintsAndLargeTablesDraw) {
   const std::filesystem::path file = scratch() / "pe64.svg";
   const Result result = run("pe --d-model 64 --rows 100 --json --plot " + file.string());
   ASSERT_EQ(result.exit_code, 0) << result.err;
@@ -737,7 +731,7 @@ double sum_of_cosines(int64_t d_model, int64_t k) {
   return sum;
 }
 
-TEST_F(CliPePlot, SinusoidalDotProductsDependOnlyOnTheOffset) {
+TEST(CliPePlot, SinusoidalDotProductsDependOnlyOnTheOffset) {
   for (const std::string layout : {"interleaved", "concat"}) {
     for (int64_t d_model : {16, 64}) {
       const Result result =
@@ -778,7 +772,7 @@ TEST_F(CliPePlot, SinusoidalDotProductsDependOnlyOnTheOffset) {
   }
 }
 
-TEST_F(CliPePlot, TheTextTablePrintsTheDotProductsAfterThePositions) {
+TEST(CliPePlot, TheTextTablePrintsTheDotProductsAfterThePositions) {
   const Result result = run("pe --d-model 4 --rows 3");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const size_t table = result.out.find("PE(pos)\u00b7PE(pos+k)");
@@ -803,7 +797,7 @@ TEST_F(CliPePlot, TheTextTablePrintsTheDotProductsAfterThePositions) {
   EXPECT_EQ(none.out.find("PE(pos)"), std::string::npos);
 }
 
-TEST_F(CliPePlot, BadRequestsExitWithTwo) {
+TEST(CliPePlot, BadRequestsExitWithTwo) {
   const std::filesystem::path file = scratch() / "never.svg";
   for (const std::string& arguments :
        {"pe --kind rope --d-model 4 --rows 3 --plot " + file.string(),
@@ -817,7 +811,7 @@ TEST_F(CliPePlot, BadRequestsExitWithTwo) {
   EXPECT_FALSE(std::filesystem::exists(file));
 }
 
-TEST_F(CliPePlot, BenchDrawsALinePerKindAndPrintsItsTable) {
+TEST(CliPePlot, BenchDrawsALinePerKindAndPrintsItsTable) {
   const std::filesystem::path file = scratch() / "bench.svg";
   const Result result =
       run("bench --config tiny --seq 4,8,16 --batch 1,2 --pe none,rope,alibi --repeat 5 --warmup 1 "
@@ -852,7 +846,7 @@ TEST_F(CliPePlot, BenchDrawsALinePerKindAndPrintsItsTable) {
   }
 }
 
-TEST_F(CliPePlot, BenchPlotNeedsAWritableFile) {
+TEST(CliPePlot, BenchPlotNeedsAWritableFile) {
   for (const std::string& target : {std::string("-"), (scratch() / "no/such/dir/b.svg").string()}) {
     const Result result = run("bench --config tiny --seq 4 --repeat 1 --plot " + target);
     EXPECT_EQ(result.exit_code, 2) << target;
