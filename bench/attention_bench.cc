@@ -181,7 +181,9 @@ void BM_Context(benchmark::State& state) {
 BENCHMARK(BM_Scores)
     ->ArgNames({"impl", "seq"})
     ->ArgsProduct({{0, 1, 2, 3}, {8, 19, 32, 48, 64, 128, 512}});
-BENCHMARK(BM_Softmax)->ArgNames({"onednn", "seq"})->ArgsProduct({{0, 1}, {16, 19, 32, 128, 512}});
+BENCHMARK(BM_Softmax)
+    ->ArgNames({"onednn", "seq"})
+    ->ArgsProduct({{0, 1}, {16, 19, 27, 32, 128, 512}});
 BENCHMARK(BM_ToBf16)->ArgName("seq")->Arg(32)->Arg(128)->Arg(512);
 BENCHMARK(BM_Context)
     ->ArgNames({"impl", "seq"})

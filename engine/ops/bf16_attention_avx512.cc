@@ -40,6 +40,7 @@ Scratch* thread_scratch() {
 namespace {
 
 using avx512::first_lanes;
+using avx512::store_first;
 using short_attention_impl::for_each_tile;
 
 inline __m512 dot(__m512 sum, __m512i a, __m512i b) {
@@ -92,7 +93,7 @@ void pairs_of(const float* values, int64_t n, uint32_t* words) {
     const __m512 high =
         _mm512_maskz_loadu_ps(first_lanes(std::clamp<int64_t>(rest - 16, 0, 16)), values + i + 16);
     const __m512i pairs = reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(high, low));
-    _mm512_mask_storeu_epi32(words + i / 2, first_lanes((rest + 1) / 2), pairs);
+    store_first(words + i / 2, pairs, (rest + 1) / 2);
   }
 }
 
@@ -143,8 +144,8 @@ void score_tile(const HeadScores& head, const TileOperands& in, int64_t row, int
   const __m512 scale = _mm512_set1_ps(head.scale);
 #pragma GCC unroll 16
   for (int v = 0; v < Vectors; ++v) {
-    const int64_t key = (first_vector + v) * 16;
-    const __mmask16 inside = first_lanes(std::min<int64_t>(16, head.t - key));
+    const int64_t key = (first_vector + v) * 16, count = std::min<int64_t>(16, head.t - key);
+    const __mmask16 inside = first_lanes(count);
     __m512 bias = _mm512_setzero_ps();
     if (head.key_bias) bias = _mm512_maskz_loadu_ps(inside, head.key_bias + key);
 #pragma GCC unroll 16
@@ -152,7 +153,12 @@ void score_tile(const HeadScores& head, const TileOperands& in, int64_t row, int
       if (row + r >= in.t) continue;
       __m512 score = _mm512_mul_ps(sum[r][v], scale);
       if (head.key_bias) score = _mm512_add_ps(score, bias);
-      _mm512_mask_storeu_ps(scores + (row + r) * head.t + key, inside, score);
+      float* out = scores + (row + r) * head.t + key;
+      if (count == 16) {
+        _mm512_storeu_ps(out, score);
+      } else {
+        store_first(out, score, count);
+      }
     }
   }
 }
@@ -170,8 +176,7 @@ void context_tile(const HeadContext& head, const TileOperands& in, int64_t row,
     for (int v = 0; v < Vectors; ++v) {
       if constexpr (Tail) {
         const int64_t c = (first_vector + v) * 16;
-        _mm512_mask_storeu_ps(out + v * 16, first_lanes(std::min<int64_t>(16, head.dh - c)),
-                              sum[r][v]);
+        store_first(out + v * 16, sum[r][v], std::min<int64_t>(16, head.dh - c));
       } else {
         _mm512_storeu_ps(out + v * 16, sum[r][v]);
       }

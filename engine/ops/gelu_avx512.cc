@@ -50,8 +50,8 @@ void gelu_erf(float* values, int64_t count) {
   for (; i + 16 <= count; i += 16)
     _mm512_storeu_ps(values + i, gelu16(_mm512_loadu_ps(values + i)));
   if (i < count) {
-    const __mmask16 tail = first_lanes(count - i);
-    _mm512_mask_storeu_ps(values + i, tail, gelu16(_mm512_maskz_loadu_ps(tail, values + i)));
+    const __m512 rest = gelu16(_mm512_maskz_loadu_ps(first_lanes(count - i), values + i));
+    store_first(values + i, rest, count - i);
   }
 }
 

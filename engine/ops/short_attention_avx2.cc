@@ -2,6 +2,7 @@
 // compiled with -mavx2 -mfma, called only where the CPU has AVX2.
 #include <immintrin.h>
 
+#include "engine/ops/lanes_avx2.h"
 #include "engine/ops/short_attention_impl.h"
 #include "engine/pe/vec_avx2.h"
 
@@ -20,7 +21,7 @@ struct Lanes : detail::VecAvx2 {
                               _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
   }
   static Reg masked_load(const float* p, Mask m) { return _mm256_maskload_ps(p, m); }
-  static void masked_store(float* p, Mask m, Reg v) { _mm256_maskstore_ps(p, m, v); }
+  static void store_first(float* p, Reg v, int64_t n) { avx2::store_first(p, v, n); }
 };
 
 }  // namespace

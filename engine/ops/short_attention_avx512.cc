@@ -17,7 +17,7 @@ struct Lanes : detail::VecAvx512 {
   static constexpr int kContextRows = 4, kContextVectors = 4;
   static Mask first_lanes(int64_t n) { return avx512::first_lanes(n); }
   static Reg masked_load(const float* p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
-  static void masked_store(float* p, Mask m, Reg v) { _mm512_mask_storeu_ps(p, m, v); }
+  static void store_first(float* p, Reg v, int64_t n) { avx512::store_first(p, v, n); }
 };
 
 }  // namespace

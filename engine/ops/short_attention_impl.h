@@ -1,7 +1,8 @@
 // The vector kernels of short_attention.h, written once for a lane type V (short_attention_avx2.cc
 // and short_attention_avx512.cc instantiate them with their own flags). V is a lane type of
 // engine/pe/vec_<isa>.h (Reg, kWidth, zero, load, store, set1, fmadd, mul, add) with Mask,
-// first_lanes(n), masked_load(p, mask) (zeros outside the mask), masked_store(p, mask, v) and the
+// first_lanes(n), masked_load(p, mask) (zeros outside the mask), store_first(p, v, n) (lanes 0 to
+// n - 1 by plain stores: what a masked store wrote is slow to load back on AMD Zen) and the
 // register tiles added: kScoreRows x kScoreVectors scores and kContextRows x kContextVectors
 // context values, sized so that the sums, the loaded operands and a broadcast stay in its
 // registers.
@@ -63,9 +64,9 @@ void score_tile(const HeadScores& head, const float* packed, int64_t width, int6
 #pragma GCC unroll 16
   for (int v = 0; v < Vectors; ++v) {
     const int64_t key = (first_vector + v) * V::kWidth;
-    // Whole vectors are stored plainly (an AVX2 masked store is slow on AMD Zen).
-    const bool whole = key + V::kWidth <= head.t;
-    const auto inside = V::first_lanes(std::min<int64_t>(V::kWidth, head.t - key));
+    const int64_t count = std::min<int64_t>(V::kWidth, head.t - key);
+    const bool whole = count == V::kWidth;
+    const auto inside = V::first_lanes(count);
     Reg bias = V::zero();
     if (head.key_bias) bias = V::masked_load(head.key_bias + key, inside);
 // (Every r tested, not the loop cut short: the sums then stay in registers.)
@@ -78,7 +79,7 @@ void score_tile(const HeadScores& head, const float* packed, int64_t width, int6
       if (whole) {
         V::store(out, score);
       } else {
-        V::masked_store(out, inside, score);
+        V::store_first(out, score, count);
       }
     }
   }
@@ -109,11 +110,12 @@ void context_tile(const HeadContext& head, int64_t row, int64_t first_vector) {
   for (int r = 0; r < Rows; ++r) {
     p[r] = head.probabilities + std::min(row + r, head.t - 1) * head.t;
   }
+  int64_t count[Vectors];
   typename V::Mask inside[Vectors];
 #pragma GCC unroll 16
   for (int v = 0; v < Vectors; ++v) {
-    inside[v] =
-        V::first_lanes(std::min<int64_t>(V::kWidth, head.dh - (first_vector + v) * V::kWidth));
+    count[v] = std::min<int64_t>(V::kWidth, head.dh - (first_vector + v) * V::kWidth);
+    inside[v] = V::first_lanes(count[v]);
   }
   Reg sum[Rows][Vectors];
 #pragma GCC unroll 16
@@ -146,7 +148,7 @@ void context_tile(const HeadContext& head, int64_t row, int64_t first_vector) {
 #pragma GCC unroll 16
     for (int v = 0; v < Vectors; ++v) {
       if constexpr (Tail) {
-        V::masked_store(out + v * V::kWidth, inside[v], sum[r][v]);
+        V::store_first(out + v * V::kWidth, sum[r][v], count[v]);
       } else {
         V::store(out + v * V::kWidth, sum[r][v]);
       }

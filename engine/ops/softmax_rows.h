@@ -10,8 +10,10 @@
 //
 // The scalar functions are the specification; the AVX2 and AVX-512 ones agree with them bit for
 // bit. The AVX-512 one takes sixteen exponentials at a time (their sum still in the eight lanes):
-// on AMD Zen 4, 12 heads' rows took 25 % less time than with the AVX2 one at 128 and 512 keys,
-// about the same at 16 and 19 (attention_bench BM_Softmax).
+// on AMD Zen 4, 12 heads' rows took 25 % less time than with the AVX2 one at 128 and 512 keys.
+// It keeps a row's last partial group of sixteen in a register and stores it once, with plain
+// stores (lanes_avx512.h store_first): with masked stores, 12 heads' rows of 19 keys took 10.2-10.5
+// us, now 4.7-5.6; of 27 keys 21.7-22.2 us, now 7.4-8.4 (attention_bench BM_Softmax).
 #pragma once
 
 #include <cstdint>

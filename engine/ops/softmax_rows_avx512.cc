@@ -18,44 +18,43 @@ inline __m512 exponential16(__m512 scores, __m512 largest) {
   return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(y, lowest, _CMP_NLT_UQ), e);
 }
 
-float exponentials(const float* scores, int64_t cols, float* work) {
+// The exponentials of a row: those of its whole groups of sixteen stored in work, the rest (up to
+// fifteen, zeros past the row) left in *rest, to be normalized and stored once. Returns their sum.
+float exponentials(const float* scores, int64_t cols, float* work, __m512* rest) {
   // The largest score: which of equal maxima is taken, and where a NaN is met, does not change
   // the result (a NaN score makes the row NaN whatever the largest).
   __m512 high = _mm512_set1_ps(scores[0]);
   int64_t j = 0;
   for (; j + 16 <= cols; j += 16) high = _mm512_max_ps(high, _mm512_loadu_ps(scores + j));
-  if (j < cols) {
-    const __mmask16 inside = first_lanes(cols - j);
-    high = _mm512_mask_max_ps(high, inside, high, _mm512_maskz_loadu_ps(inside, scores + j));
-  }
-  const float largest = _mm512_reduce_max_ps(high);
-  const __m512 broadcast = _mm512_set1_ps(largest);
+  const __mmask16 inside = first_lanes(cols - j);
+  const __m512 last = _mm512_maskz_loadu_ps(inside, scores + j);
+  high = _mm512_mask_max_ps(high, inside, high, last);
+  const __m512 largest = _mm512_set1_ps(_mm512_reduce_max_ps(high));
   // Lane k of the specification's eight adds e_j for j = k mod 8 in order: from sixteen
   // exponentials, the first eight, then the next eight.
   __m256 lanes = _mm256_setzero_ps();
-  const int64_t whole = cols / 8 * 8;
-  for (j = 0; j + 16 <= whole; j += 16) {
-    const __m512 e = exponential16(_mm512_loadu_ps(scores + j), broadcast);
+  for (j = 0; j + 16 <= cols; j += 16) {
+    const __m512 e = exponential16(_mm512_loadu_ps(scores + j), largest);
     _mm512_storeu_ps(work + j, e);
     lanes = _mm256_add_ps(lanes, _mm512_castps512_ps256(e));
     lanes = _mm256_add_ps(lanes, high_half(e));
   }
-  if (j < whole) {
-    // One group of eight left for the lanes.
-    const __m512 e = exponential16(_mm512_maskz_loadu_ps(0xff, scores + j), broadcast);
-    _mm512_mask_storeu_ps(work + j, 0xff, e);
-    lanes = _mm256_add_ps(lanes, _mm512_castps512_ps256(e));
-    j += 8;
-  }
   float sum = 0.0f;
   if (j < cols) {
-    // Fewer than eight left: through the same vector steps, added one by one.
-    const __mmask16 inside = first_lanes(cols - j);
-    const __m512 e = exponential16(_mm512_maskz_loadu_ps(inside, scores + j), broadcast);
-    _mm512_mask_storeu_ps(work + j, inside, e);
-    alignas(64) float tail[16];
-    _mm512_store_ps(tail, e);
-    for (int64_t k = 0; k < cols - j; ++k) sum += tail[k];
+    const __m512 e = _mm512_maskz_mov_ps(inside, exponential16(last, largest));
+    *rest = e;
+    __m256 left = _mm512_castps512_ps256(e);
+    if (cols - j >= 8) {  // one more group of eight for the lanes
+      lanes = _mm256_add_ps(lanes, left);
+      left = high_half(e);
+    }
+    // Fewer than eight left: added one by one, in order.
+    __m128 four = _mm256_castps256_ps128(left);
+    for (int64_t k = 0, n = (cols - j) % 8; k < n; ++k) {
+      if (k == 4) four = _mm256_extractf128_ps(left, 1);
+      sum += _mm_cvtss_f32(four);
+      four = _mm_permute_ps(four, _MM_SHUFFLE(0, 3, 2, 1));
+    }
   }
   alignas(32) float partial[8];
   _mm256_store_ps(partial, lanes);
@@ -66,17 +65,13 @@ float exponentials(const float* scores, int64_t cols, float* work) {
 }  // namespace
 
 void softmax_row(const float* scores, int64_t cols, float* probabilities) {
-  const float scalar_inverse = 1.0f / exponentials(scores, cols, probabilities);
-  const __m512 inverse = _mm512_set1_ps(scalar_inverse);
+  __m512 rest = _mm512_setzero_ps();
+  const __m512 inverse = _mm512_set1_ps(1.0f / exponentials(scores, cols, probabilities, &rest));
   int64_t j = 0;
   for (; j + 16 <= cols; j += 16) {
     _mm512_storeu_ps(probabilities + j, _mm512_mul_ps(_mm512_loadu_ps(probabilities + j), inverse));
   }
-  if (j < cols) {
-    const __mmask16 inside = first_lanes(cols - j);
-    _mm512_mask_storeu_ps(probabilities + j, inside,
-                          _mm512_mul_ps(_mm512_maskz_loadu_ps(inside, probabilities + j), inverse));
-  }
+  store_first(probabilities + j, _mm512_mul_ps(rest, inverse), cols - j);
 }
 
 }  // namespace tinyenc::avx512

@@ -1,0 +1,41 @@
+// Lane helpers of the AVX2 row kernels (ops/*_avx2.cc, and the AVX-512 ones' halves), for
+// translation units compiled with -mavx2.
+#pragma once
+
+#include <immintrin.h>
+
+#include <cstdint>
+
+namespace tinyenc::avx2 {
+
+// Lanes 0 to n - 1 of v (0 <= n <= 8), 32 bits each, stored with plain stores of 8, 4, 2 and 1
+// lanes, not a masked one: on AMD Zen an AVX2 masked store is slow, and on Zen 4 a load of what
+// any masked store wrote (the next row's loads, the next step's) waits for that store to leave the
+// core; a softmax over rows of 19 keys ran 2.1x as fast without them (attention_bench BM_Softmax).
+inline void store_first(void* out, __m256i v, int64_t n) {
+  auto* bytes = static_cast<char*>(out);
+  if (n == 8) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(bytes), v);
+    return;
+  }
+  __m128i four = _mm256_castsi256_si128(v);
+  if (n >= 4) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(bytes), four);
+    four = _mm256_extracti128_si256(v, 1);
+    bytes += 16;
+    n -= 4;
+  }
+  if (n >= 2) {
+    _mm_storeu_si64(bytes, four);
+    four = _mm_unpackhi_epi64(four, four);
+    bytes += 8;
+    n -= 2;
+  }
+  if (n == 1) _mm_storeu_si32(bytes, four);
+}
+
+inline void store_first(float* out, __m256 v, int64_t n) {
+  store_first(static_cast<void*>(out), _mm256_castps_si256(v), n);
+}
+
+}  // namespace tinyenc::avx2
