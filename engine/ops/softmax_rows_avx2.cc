@@ -3,6 +3,7 @@
 #include <immintrin.h>
 
 #include "engine/ops/exp_avx2.h"
+#include "engine/ops/lanes_avx2.h"
 #include "engine/ops/softmax_rows.h"
 
 namespace tinyenc::avx2 {
@@ -16,7 +17,9 @@ inline __m256 exponential8(__m256 scores, __m256 largest) {
   return _mm256_andnot_ps(_mm256_cmp_ps(y, lowest, _CMP_LT_OQ), e);
 }
 
-float exponentials(const float* scores, int64_t cols, float* work) {
+// The exponentials of a row: those of its whole groups of eight stored in work, the rest (up to
+// seven, zeros past the row) left in *rest, to be normalized and stored once. Returns their sum.
+float exponentials(const float* scores, int64_t cols, float* work, __m256* rest) {
   float largest = scores[0];
   int64_t j = 0;
   if (cols >= 8) {
@@ -37,14 +40,18 @@ float exponentials(const float* scores, int64_t cols, float* work) {
   }
   float sum = 0.0f;
   if (j < cols) {
-    // The last partial group through the same vector steps, the lanes past the row left out.
-    alignas(32) float tail[8] = {};
-    for (int64_t k = j; k < cols; ++k) tail[k - j] = scores[k];
-    alignas(32) float e[8];
-    _mm256_store_ps(e, exponential8(_mm256_load_ps(tail), broadcast));
-    for (int64_t k = j; k < cols; ++k) {
-      work[k] = e[k - j];
-      sum += e[k - j];
+    // The last partial group through the same vector steps, the lanes past the row made 0 and
+    // the others added one by one, in order.
+    const __m256i inside = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(cols - j)),
+                                              _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    const __m256 e = _mm256_and_ps(exponential8(_mm256_maskload_ps(scores + j, inside), broadcast),
+                                   _mm256_castsi256_ps(inside));
+    *rest = e;
+    __m128 four = _mm256_castps256_ps128(e);
+    for (int64_t k = 0; k < cols - j; ++k) {
+      if (k == 4) four = _mm256_extractf128_ps(e, 1);
+      sum += _mm_cvtss_f32(four);
+      four = _mm_permute_ps(four, _MM_SHUFFLE(0, 3, 2, 1));
     }
   }
   alignas(32) float partial[8];
@@ -56,13 +63,13 @@ float exponentials(const float* scores, int64_t cols, float* work) {
 }  // namespace
 
 void softmax_row(const float* scores, int64_t cols, float* probabilities) {
-  const __m256 inverse = _mm256_set1_ps(1.0f / exponentials(scores, cols, probabilities));
+  __m256 rest = _mm256_setzero_ps();
+  const __m256 inverse = _mm256_set1_ps(1.0f / exponentials(scores, cols, probabilities, &rest));
   int64_t j = 0;
   for (; j + 8 <= cols; j += 8) {
     _mm256_storeu_ps(probabilities + j, _mm256_mul_ps(_mm256_loadu_ps(probabilities + j), inverse));
   }
-  const float scalar_inverse = _mm256_cvtss_f32(inverse);
-  for (; j < cols; ++j) probabilities[j] *= scalar_inverse;
+  store_first(probabilities + j, _mm256_mul_ps(rest, inverse), cols - j);
 }
 
 }  // namespace tinyenc::avx2
