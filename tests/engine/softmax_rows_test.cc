@@ -78,21 +78,24 @@ TEST(SoftmaxRows, NaNAndAllMaskedRowsGiveNaN) {
 }
 
 // Each vector version against the scalar specification, bit for bit: every width's whole
-// vectors, group of eight and tail.
+// vectors, group of eight and tail (of every length, 1 to 15), and nothing written past the row.
 void expect_scalar_bits(void (*simd)(const float*, int64_t, float*)) {
-  for (const int64_t cols : {1, 5, 8, 9, 15, 16, 17, 19, 24, 31, 32, 39, 40, 128, 129, 136}) {
+  constexpr float kSentinel = 12345.0f;
+  for (const int64_t cols : {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12,  13,  14,
+                             15, 16, 17, 19, 22, 24, 26, 31, 32, 39, 40, 128, 129, 136}) {
     std::vector<float> scores = normal_values(cols, 5.0f, static_cast<uint32_t>(cols) + 40);
     if (cols > 4) {
       scores[2] = -10000.0f;  // masked: 0
       scores[3] = -kInfinity;
       scores[4] = scores[0] - 86.99f;  // at the edge of the exponential's range
     }
-    std::vector<float> expected(scores.size()), actual(scores.size());
+    std::vector<float> expected(scores.size()), actual(scores.size() + 16, kSentinel);
     scalar::softmax_row(scores.data(), cols, expected.data());
     simd(scores.data(), cols, actual.data());
     for (int64_t j = 0; j < cols; ++j) {
       ASSERT_EQ(bits_of(expected[j]), bits_of(actual[j])) << cols << ": " << j;
     }
+    for (int64_t j = cols; j < cols + 16; ++j) ASSERT_EQ(actual[j], kSentinel) << cols << ": " << j;
     // In place, the same.
     simd(scores.data(), cols, scores.data());
     for (int64_t j = 0; j < cols; ++j) ASSERT_EQ(bits_of(expected[j]), bits_of(scores[j])) << j;
