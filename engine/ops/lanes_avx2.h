@@ -1,5 +1,7 @@
 // Lane helpers of the AVX2 row kernels (ops/*_avx2.cc, and the AVX-512 ones' halves), for
-// translation units compiled with -mavx2.
+// translation units compiled with -mavx2 or more. They have internal linkage: each translation
+// unit keeps its own copy, compiled with its own flags, so that an AVX-512 unit's copy (where GCC
+// may pick AVX-512 encodings) can never stand in for an AVX2 unit's.
 #pragma once
 
 #include <immintrin.h>
@@ -7,11 +9,13 @@
 #include <cstdint>
 
 namespace tinyenc::avx2 {
+namespace {
 
-// Lanes 0 to n - 1 of v (0 <= n <= 8), 32 bits each, stored with plain stores of 8, 4, 2 and 1
-// lanes, not a masked one: on AMD Zen an AVX2 masked store is slow, and on Zen 4 a load of what
-// any masked store wrote (the next row's loads, the next step's) waits for that store to leave the
-// core; a softmax over rows of 19 keys ran 2.1x as fast without them (attention_bench BM_Softmax).
+// Lanes 0 to n - 1 of v (n <= 8; none for n <= 0), 32 bits each, stored with plain stores of 8, 4,
+// 2 and 1 lanes, not a masked one: an AVX2 masked store is microcoded on AMD Zen, and on Zen 4 a
+// load of what a masked store wrote waits for that store to leave the core (the AVX-512 softmax
+// over rows of 19 keys ran 2.1x as fast without its masked tail store, attention_bench
+// BM_Softmax).
 inline void store_first(void* out, __m256i v, int64_t n) {
   auto* bytes = static_cast<char*>(out);
   if (n == 8) {
@@ -38,4 +42,5 @@ inline void store_first(float* out, __m256 v, int64_t n) {
   store_first(static_cast<void*>(out), _mm256_castps_si256(v), n);
 }
 
+}  // namespace
 }  // namespace tinyenc::avx2

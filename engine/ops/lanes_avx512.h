@@ -1,5 +1,5 @@
 // Lane helpers of the AVX-512 row kernels (ops/*_avx512.cc), for translation units compiled with
-// -mavx512f.
+// -mavx512f; with internal linkage, as lanes_avx2.h's.
 #pragma once
 
 #include <immintrin.h>
@@ -9,6 +9,7 @@
 #include "engine/ops/lanes_avx2.h"
 
 namespace tinyenc::avx512 {
+namespace {
 
 // The first n lanes of sixteen (0 <= n <= 16): a tail's mask.
 inline __mmask16 first_lanes(int64_t n) { return static_cast<__mmask16>((1u << n) - 1); }
@@ -18,7 +19,8 @@ inline __m256 high_half(__m512 v) {
   return _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1));
 }
 
-// Lanes 0 to n - 1 of v (0 <= n <= 16), 32 bits each, by plain stores (avx2::store_first).
+// Lanes 0 to n - 1 of v (n <= 16; none for n <= 0), 32 bits each, by plain stores, as
+// avx2::store_first.
 inline void store_first(void* out, __m512i v, int64_t n) {
   auto* bytes = static_cast<char*>(out);
   if (n == 16) {
@@ -35,4 +37,5 @@ inline void store_first(float* out, __m512 v, int64_t n) {
   store_first(static_cast<void*>(out), _mm512_castps_si512(v), n);
 }
 
+}  // namespace
 }  // namespace tinyenc::avx512

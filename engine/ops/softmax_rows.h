@@ -12,7 +12,7 @@
 // bit. The AVX-512 one takes sixteen exponentials at a time (their sum still in the eight lanes):
 // on AMD Zen 4, 12 heads' rows took 25 % less time than with the AVX2 one at 128 and 512 keys.
 // Both keep a row's last partial group (of sixteen, of eight) in a register and store it once,
-// with plain stores (lanes_avx2.h store_first): stored masked, or built in memory from scalar
+// with plain stores (store_first, lanes_avx2.h): stored masked, or built in memory from scalar
 // stores and loaded back, it stalled the loads that followed. 12 heads' rows of 19 keys took
 // 10.2-10.5 us in AVX-512 and 11.2-12.9 in AVX2, now 4.7-5.6 and 5.1-5.2; of 27 keys 21.7-22.2
 // and 16.8-20.3 us, now 7.4-8.4 and 9.5-9.6 (attention_bench BM_Softmax, AMD Zen 4).

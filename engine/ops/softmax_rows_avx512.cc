@@ -27,8 +27,11 @@ float exponentials(const float* scores, int64_t cols, float* work, __m512* rest)
   int64_t j = 0;
   for (; j + 16 <= cols; j += 16) high = _mm512_max_ps(high, _mm512_loadu_ps(scores + j));
   const __mmask16 inside = first_lanes(cols - j);
-  const __m512 last = _mm512_maskz_loadu_ps(inside, scores + j);
-  high = _mm512_mask_max_ps(high, inside, high, last);
+  __m512 last = _mm512_setzero_ps();
+  if (j < cols) {  // (no load at all past a row of whole vectors)
+    last = _mm512_maskz_loadu_ps(inside, scores + j);
+    high = _mm512_mask_max_ps(high, inside, high, last);
+  }
   const __m512 largest = _mm512_set1_ps(_mm512_reduce_max_ps(high));
   // Lane k of the specification's eight adds e_j for j = k mod 8 in order: from sixteen
   // exponentials, the first eight, then the next eight.
