@@ -11,6 +11,24 @@
 namespace tinyenc::avx2 {
 namespace {
 
+// Lane k set when k < n (0 <= n <= 8): a tail's mask.
+inline __m256i first_lanes(int64_t n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+// Lanes 0 to n - 1 of v (0 <= n <= 8) added one by one, in order, from 0.
+inline float sum_in_order(__m256 v, int64_t n) {
+  float sum = 0.0f;
+  __m128 four = _mm256_castps256_ps128(v);
+  for (int64_t k = 0; k < n; ++k) {
+    if (k == 4) four = _mm256_extractf128_ps(v, 1);
+    sum += _mm_cvtss_f32(four);
+    four = _mm_permute_ps(four, _MM_SHUFFLE(0, 3, 2, 1));
+  }
+  return sum;
+}
+
 // Lanes 0 to n - 1 of v (n <= 8; none for n <= 0), 32 bits each, stored with plain stores of 8, 4,
 // 2 and 1 lanes, not a masked one: an AVX2 masked store is microcoded on AMD Zen, and on Zen 4 a
 // load of what a masked store wrote waits for that store to leave the core (the AVX-512 softmax

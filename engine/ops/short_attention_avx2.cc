@@ -15,11 +15,7 @@ struct Lanes : detail::VecAvx2 {
   // 6 x 2 sums of each product, their two operands and a broadcast in 16 registers.
   static constexpr int kScoreRows = 6, kScoreVectors = 2;
   static constexpr int kContextRows = 6, kContextVectors = 2;
-  // Lane k is set when k < n (0 <= n <= 8).
-  static Mask first_lanes(int64_t n) {
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)),
-                              _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-  }
+  static Mask first_lanes(int64_t n) { return avx2::first_lanes(n); }
   static Reg masked_load(const float* p, Mask m) { return _mm256_maskload_ps(p, m); }
   static void store_first(float* p, Reg v, int64_t n) { avx2::store_first(p, v, n); }
 };

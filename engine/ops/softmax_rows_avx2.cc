@@ -42,17 +42,11 @@ float exponentials(const float* scores, int64_t cols, float* work, __m256* rest)
   if (j < cols) {
     // The last partial group through the same vector steps, the lanes past the row made 0 and
     // the others added one by one, in order.
-    const __m256i inside = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(cols - j)),
-                                              _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    const __m256i inside = first_lanes(cols - j);
     const __m256 e = _mm256_and_ps(exponential8(_mm256_maskload_ps(scores + j, inside), broadcast),
                                    _mm256_castsi256_ps(inside));
     *rest = e;
-    __m128 four = _mm256_castps256_ps128(e);
-    for (int64_t k = 0; k < cols - j; ++k) {
-      if (k == 4) four = _mm256_extractf128_ps(e, 1);
-      sum += _mm_cvtss_f32(four);
-      four = _mm_permute_ps(four, _MM_SHUFFLE(0, 3, 2, 1));
-    }
+    sum = sum_in_order(e, cols - j);
   }
   alignas(32) float partial[8];
   _mm256_store_ps(partial, lanes);

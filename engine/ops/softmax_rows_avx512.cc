@@ -51,13 +51,7 @@ float exponentials(const float* scores, int64_t cols, float* work, __m512* rest)
       lanes = _mm256_add_ps(lanes, left);
       left = high_half(e);
     }
-    // Fewer than eight left: added one by one, in order.
-    __m128 four = _mm256_castps256_ps128(left);
-    for (int64_t k = 0, n = (cols - j) % 8; k < n; ++k) {
-      if (k == 4) four = _mm256_extractf128_ps(left, 1);
-      sum += _mm_cvtss_f32(four);
-      four = _mm_permute_ps(four, _MM_SHUFFLE(0, 3, 2, 1));
-    }
+    sum = avx2::sum_in_order(left, (cols - j) % 8);  // fewer than eight left: one by one
   }
   alignas(32) float partial[8];
   _mm256_store_ps(partial, lanes);
